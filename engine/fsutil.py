@@ -1,0 +1,72 @@
+"""Writing files without ever leaving a truncated one behind."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+
+class WriteError(Exception):
+    """A write that did not happen; the original file is untouched. One-line message."""
+
+
+def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = None) -> Path | None:
+    """Write `data` to `path` atomically: temp file in the same folder, fsync, rename.
+
+    A crash or kill at any moment leaves either the old file or the new one, never a mix.
+    With `backup_suffix` (e.g. ".prehip") the old file is first copied beside it.
+    Keeps the original file's permission bits. Returns the backup path, if one was made.
+    """
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    backup: Path | None = None
+    mode: int | None = None
+    try:
+        if p.is_symlink():
+            raise WriteError(f"{p}: is a symbolic link; not written (write its target explicitly)")
+        if p.exists():
+            mode = p.stat().st_mode & 0o7777
+            if not os.access(p, os.W_OK):
+                raise WriteError(f"{p}: file is read-only; not written")
+            if backup_suffix:
+                backup = p.with_name(p.name + backup_suffix)
+                shutil.copy2(p, backup)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".hipport-tmp", dir=folder)
+    except WriteError:
+        raise
+    except OSError as e:
+        raise WriteError(f"{p}: cannot write ({e.strerror or e})") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise WriteError(f"{p}: cannot write ({e.strerror or e}); original left as it was") from None
+    try:  # make the rename durable
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+    return backup
+
+
+def is_inside(path: str | Path, root: str | Path) -> bool:
+    """True if `path` (symlinks resolved) lies inside `root` (resolved)."""
+    try:
+        Path(path).resolve().relative_to(Path(root).resolve())
+        return True
+    except ValueError:
+        return False

@@ -1,0 +1,1 @@
+"""CUDA -> HIP name tables (generated data; see scripts/gen_mapping.py)."""

@@ -1,0 +1,1 @@
+"""GPU/toolchain detection, build plans, the process runner, results and peaks."""

@@ -1,0 +1,1 @@
+"""Bundled example projects (the GEMM sample that `hipport demo` opens)."""

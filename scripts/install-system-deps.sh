@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# System packages the tests use: Debian's hipcc (HIP 5.2, clang 15) to prove that translated
+# code compiles for gfx90a, and tmux for the end-to-end terminal test.
+set -euo pipefail
+need=()
+command -v hipcc >/dev/null 2>&1 || need+=(hipcc)
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
+command -v git >/dev/null 2>&1 || need+=(git)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-system-deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2
+    exit 0   # tests that need them say so and skip
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${need[@]}" >/dev/null

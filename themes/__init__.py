@@ -1,0 +1,1 @@
+"""Textual themes as data (TOML), loaded by name."""

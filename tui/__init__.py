@@ -1,0 +1,1 @@
+"""The hipport app (Textual) and command line."""

@@ -1,0 +1,63 @@
+"""The `hipport` command. Each subcommand lives in tui/commands/<name>.py and exposes
+`register(subparsers)`; modules import the engine lazily so `hipport convert` starts fast
+(Textual is imported only by the commands that open the app)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# subcommand module names, in the order `hipport --help` lists them
+COMMANDS = ("open", "demo", "convert", "scan", "explain", "run", "doctor")
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 2, no traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hipport",
+        description="Port CUDA projects to HIP for AMD Instinct (wave64) GPUs.",
+    )
+    parser.add_argument("--version", action="version", version="hipport 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f"hipport.tui.commands.{name}")
+        except ModuleNotFoundError as e:  # a command not built yet must not break the others
+            if e.name == f"hipport.tui.commands.{name}":
+                continue
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    # `hipport [PATH]` opens the app on a project: treat a first argument that is not a
+    # subcommand (or option) as a path for `open`.
+    if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
+        args_list = ["open", *args_list]
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args) or 0)
+    except CliError as e:
+        print(f"hipport: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hipport: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -28,7 +28,8 @@ def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = N
             raise WriteError(f"{p}: is a symbolic link; not written (write its target explicitly)")
         if p.exists():
             mode = p.stat().st_mode & 0o7777
-            if not os.access(p, os.W_OK):
+            # no write bit at all: the person marked it read-only (root would be allowed; we refuse)
+            if not os.access(p, os.W_OK) or not mode & 0o222:
                 raise WriteError(f"{p}: file is read-only; not written")
             if backup_suffix:
                 backup = p.with_name(p.name + backup_suffix)

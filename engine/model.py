@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from .edits import Edit
 from .source import Source
 
 
-class ReportKind(str, Enum):
+class ReportKind(StrEnum):
     """Why something was reported instead of (or besides) being translated."""
 
     UNSUPPORTED = "unsupported"          # AMD lists the CUDA API as not supported in HIP/ROC
@@ -36,7 +36,7 @@ class Report:
     since: str = ""      # HIP/ROCm version that added hip_name, when known
 
 
-class TranslationMode(str, Enum):
+class TranslationMode(StrEnum):
     TOKENS = "tokens"  # libclang lexer only
     AST = "ast"        # libclang AST resolved what tokens could not
 
@@ -56,13 +56,13 @@ class Translation:
         return bool(self.edits)
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     WRONG_RESULT = "wrong-result"
     COMPILE_ERROR = "compile-error"
     PERFORMANCE = "performance"
 
 
-class FixStyle(str, Enum):
+class FixStyle(StrEnum):
     WAVE64 = "wave64"      # MI-series only: 64, 64-bit masks and ballots
     PORTABLE = "portable"  # correct on NVIDIA 32, RDNA 32 and CDNA 64
 

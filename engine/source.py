@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import codecs
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
 from .edits import line_starts, offset_to_line_col
 
 
-class Language(str, Enum):
+class Language(StrEnum):
     CUDA = "cuda"      # .cu .cuh
     CPP = "cpp"        # .cpp .cc .cxx .h .hpp .inl .hip (HIP/C++ host or device)
     PYTHON = "python"  # .py

@@ -1,1 +1,260 @@
-"""CUDA -> HIP name tables (generated data; see scripts/gen_mapping.py)."""
+"""CUDA -> HIP name tables: AMD's HIPIFY tables, generated into apis.json by scripts/gen_mapping.py.
+
+`load()` reads the data once per process (cached). `Mapping.lookup(name)` answers in O(1); the
+`ApiEntry` objects are built on first use only, so loading stays at a few milliseconds.
+
+Fields:
+- `hip` is the HIP name ("" when HIPIFY marks the name unsupported: nothing is ever invented);
+  `roc` is the rocBLAS/rocRAND/rocSPARSE/rocSOLVER name for blas/blaslt/rand/sparse/solver and
+  the MIOpen name for dnn (also available as `ApiEntry.miopen`).
+- `status`: "unsupported" (no HIP name), "removed" / "deprecated" (the HIP name was removed /
+  deprecated in `hip_removed` / `hip_deprecated`), else "supported".
+- Versions are strings such as "1.6.0" ("" when none). HIP versions are ROCm versions: from ROCm
+  6.0 on HIP X.Y ships in ROCm X.Y; for 5.x HIPIFY's HIP_5xxx constants are ROCm 5.x releases too
+  (HIP 5.2 is the HIP of ROCm 5.2). So `version_at_least(hip_added, rocm)` is the test.
+- `experimental`: HIP version since which the replacement is experimental ("" when it is not).
+- `kind`: "function", "type" (types, enums, enumerators and defines: HIPIFY's type sections) or
+  "namespace" (`cub` -> `hipcub`; qualified names such as `cub::BlockReduce` resolve through it).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass
+
+FAMILIES = ("runtime", "driver", "device", "complex", "rtc", "blas", "blaslt", "rand", "fft",
+            "sparse", "solver", "dnn", "cub")
+_HERE = os.path.dirname(os.path.abspath(__file__))  # plain os.path: importlib.resources costs ~12 ms
+ROC_FAMILIES = frozenset({"blas", "blaslt", "rand", "sparse", "solver"})
+
+
+@dataclass(frozen=True, slots=True)
+class ApiEntry:
+    cuda: str
+    hip: str
+    roc: str
+    family: str
+    kind: str
+    status: str
+    hip_added: str
+    hip_deprecated: str
+    hip_removed: str
+    experimental: str
+    section: str = ""
+    cuda_added: str = ""
+    cuda_deprecated: str = ""
+    cuda_removed: str = ""
+    hip_changed: str = ""
+    roc_added: str = ""
+    roc_deprecated: str = ""
+    roc_removed: str = ""
+    roc_experimental: str = ""
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.hip)
+
+    @property
+    def miopen(self) -> str:
+        """The MIOpen name of a cuDNN entry ("" for other families or when unmapped)."""
+        return self.roc if self.family == "dnn" else ""
+
+    def target(self, roc: bool = False) -> str:
+        """The replacement name: the ROC library's (or MIOpen's) when `roc` and one exists."""
+        if roc and self.roc and (self.family in ROC_FAMILIES or self.family == "dnn"):
+            return self.roc
+        return self.hip
+
+    def needs_newer_rocm(self, rocm: tuple[int, int]) -> bool:
+        """True when the HIP name appeared after the target ROCm release."""
+        return bool(self.hip_added) and not version_at_least(rocm, self.hip_added)
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderEntry:
+    cuda: str
+    hip: str  # "" = HIPIFY drops the include
+    roc: str
+    kind: str  # HIPIFY's CONV_INCLUDE / CONV_INCLUDE_CUDA_MAIN_H / CONV_INCLUDE_CUDA_MAIN_V2_H
+    api: str  # HIPIFY's API_RUNTIME, API_BLAS, ...
+    status: str  # "supported" / "unsupported"
+
+
+@dataclass(frozen=True, slots=True)
+class MacroEntry:
+    cuda: str
+    hip: str  # "" = no HIP equivalent: report, never rewrite
+    kind: str  # compiler / device-pass / version / include-guard
+    note: str
+
+
+def parse_version(v: str) -> tuple[int, ...]:
+    """'6.2.0' -> (6, 2, 0). Raises ValueError on anything else."""
+    return tuple(int(p) for p in v.split("."))
+
+
+def version_at_least(target: tuple[int, ...], v: str) -> bool:
+    """True when version string `v` is not newer than `target` (ROCm (major, minor[, patch])).
+
+    An empty `v` (no version recorded) counts as available everywhere.
+    """
+    if not v:
+        return True
+    need = parse_version(v)
+    have = tuple(target) + (0,) * max(0, len(need) - len(target))
+    return have >= need
+
+
+class Mapping:
+    """The loaded tables. Use `load()`; do not construct directly."""
+
+    def __init__(self, doc: dict[str, object], macros: tuple[MacroEntry, ...] | None = None) -> None:
+        if doc.get("format") != 2:
+            raise ValueError(f"apis.json: unknown format {doc.get('format')!r}; re-run scripts/gen_mapping.py")
+        self._raw: dict[str, str] = doc["columns"]  # type: ignore[assignment]
+        self._values: dict[str, list[str]] = doc["values"]  # type: ignore[assignment]
+        self.source_commit: str = str(doc["source_commit"])
+        self.generator: str = str(doc["generator"])
+        self._split: dict[str, list[str]] = {}
+        names = self._col("cuda")
+        self._n = len(names)
+        index: dict[str, int] = {}
+        for i, name in enumerate(names):
+            index.setdefault(name, i)  # a name listed by two families: the first in FAMILIES order
+        self._index = index
+        self._cache: dict[int, ApiEntry] = {}
+        self._header_rows: list[list[str]] = doc["headers"]  # type: ignore[assignment]
+        self._headers: dict[str, HeaderEntry] | None = None
+        self._macros: dict[str, MacroEntry] | None = None if macros is None else {m.cuda: m for m in macros}
+        kinds = self._values["kind"]
+        self._namespaces = {names[i]: i for i in range(self._n) if kinds[int(self._col("kind")[i])] == "namespace"}
+
+    def _col(self, name: str) -> list[str]:
+        """One column's cells, split from the stored newline-joined string on first use."""
+        col = self._split.get(name)
+        if col is None:
+            col = self._split[name] = self._raw[name].split("\n")
+        return col
+
+    def _value(self, column: str, i: int) -> str:
+        return self._values[column][int(self._col(column)[i])]
+
+    def _entry(self, i: int) -> ApiEntry:
+        e = self._cache.get(i)
+        if e is None:
+            c = self._col
+            e = ApiEntry(
+                cuda=c("cuda")[i], hip=c("hip")[i], roc=c("roc")[i],
+                family=self._value("family", i), kind=self._value("kind", i),
+                status=self._value("status", i),
+                hip_added=c("hip_added")[i], hip_deprecated=c("hip_deprecated")[i],
+                hip_removed=c("hip_removed")[i], experimental=c("experimental")[i],
+                section=self._value("section", i),
+                cuda_added=c("cuda_added")[i], cuda_deprecated=c("cuda_deprecated")[i],
+                cuda_removed=c("cuda_removed")[i], hip_changed=c("hip_changed")[i],
+                roc_added=c("roc_added")[i], roc_deprecated=c("roc_deprecated")[i],
+                roc_removed=c("roc_removed")[i], roc_experimental=c("roc_experimental")[i],
+            )
+            self._cache[i] = e
+        return e
+
+    def lookup(self, name: str) -> ApiEntry | None:
+        """The entry for a CUDA name, or None. `ns::Name` resolves through a renamed namespace."""
+        i = self._index.get(name)
+        if i is not None:
+            return self._entry(i)
+        ns, sep, rest = name.partition("::")
+        if sep and rest and ns in self._namespaces:
+            e = self._entry(self._namespaces[ns])
+            return ApiEntry(cuda=name, hip=f"{e.hip}::{rest}", roc="", family=e.family, kind="namespace",
+                            status=e.status, hip_added="", hip_deprecated="", hip_removed="",
+                            experimental="", section=e.section)
+        return None
+
+    def lookup_all(self, name: str) -> tuple[ApiEntry, ...]:
+        """Every family's entry for a name listed by several tables (lookup() gives the first)."""
+        if name not in self._index:
+            return ()
+        names = self._col("cuda")
+        return tuple(self._entry(i) for i in range(self._index[name], self._n) if names[i] == name)
+
+    def names(self) -> frozenset[str]:
+        """All CUDA names in the tables (for a fast prefilter)."""
+        return self._names
+
+    @functools.cached_property
+    def _names(self) -> frozenset[str]:
+        return frozenset(self._index)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def header(self, cuda_header: str) -> HeaderEntry | None:
+        """The HIP header for a CUDA header name as written in #include (e.g. "cuda_runtime.h")."""
+        return self.header_table().get(cuda_header)
+
+    def header_table(self) -> dict[str, HeaderEntry]:
+        if self._headers is None:
+            self._headers = {r[0]: HeaderEntry(*r) for r in self._header_rows}
+        return self._headers
+
+    def macro(self, name: str) -> MacroEntry | None:
+        return self.macro_table().get(name)
+
+    def macro_table(self) -> dict[str, MacroEntry]:
+        """All macro entries by CUDA name (read on first use from macros.tsv)."""
+        if self._macros is None:
+            self._macros = {m.cuda: m for m in _read_macros()}
+        return self._macros
+
+    def coverage(self) -> dict[str, tuple[int, int]]:
+        """Per family: (names with a HIP or ROC/MIOpen mapping, names in the tables)."""
+        out = {f: [0, 0] for f in FAMILIES}
+        fam, kind, hip, roc = self._col("family"), self._col("kind"), self._col("hip"), self._col("roc")
+        families, kinds = self._values["family"], self._values["kind"]
+        for i in range(self._n):
+            if kinds[int(kind[i])] == "namespace":
+                continue
+            counts = out[families[int(fam[i])]]
+            counts[1] += 1
+            if hip[i] or roc[i]:
+                counts[0] += 1
+        return {f: (m, t) for f, (m, t) in out.items()}
+
+    @staticmethod
+    def version_at_least(v: str, target: tuple[int, ...]) -> bool:
+        """True when a HIP version string `v` is available in ROCm `target` (see module doc)."""
+        return version_at_least(target, v)
+
+
+def _read_macros() -> tuple[MacroEntry, ...]:
+    with open(os.path.join(_HERE, "macros.tsv"), encoding="utf-8") as f:
+        text = f.read()
+    out: list[MacroEntry] = []
+    header: list[str] | None = None
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if header is None:
+            header = cells
+            continue
+        row = dict(zip(header, cells, strict=True))
+        out.append(MacroEntry(row["cuda"], row["hip"], row["kind"], row["note"]))
+    return tuple(out)
+
+
+@functools.cache
+def load() -> Mapping:
+    """The mapping tables, read once per process."""
+    with open(os.path.join(_HERE, "apis.json"), "rb") as f:
+        data = f.read()
+    return Mapping(json.loads(data))
+
+
+__all__ = ["ApiEntry", "HeaderEntry", "MacroEntry", "Mapping", "load", "parse_version", "version_at_least"]

@@ -64,6 +64,7 @@ COLUMNS = ("cuda", "hip", "roc", "family", "kind", "status", "section",
            "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
            "hip_added", "hip_deprecated", "hip_changed", "hip_removed", "experimental",
            "roc_added", "roc_deprecated", "roc_changed", "roc_removed", "roc_experimental")
+SEP = "|"  # column cell separator in apis.json (never part of a C identifier or version)
 INDEXED = {"family", "kind", "status", "section"}  # stored as indexes into a list of values
 KINDS = ("function", "type", "namespace")
 STATUSES = ("supported", "unsupported", "deprecated", "removed")
@@ -242,23 +243,26 @@ def build(tables: Path) -> bytes:
     source_commit = (tables / "SOURCE-COMMIT").read_text(encoding="utf-8").split()[0]
     values = {"family": list(FAMILIES), "kind": list(KINDS), "status": list(STATUSES),
               "section": sections}
-    # One newline-joined string per column: json parses a few long strings far faster than
-    # 190k short ones, and the loader splits a column only when it is first needed.
+    # One "|"-joined string per column: json parses a few long escape-free strings far faster
+    # than 190k short ones, and the loader splits a column only when it is first needed.
     columns: dict[str, str] = {}
     for col in COLUMNS:
         if col in INDEXED:
             cells = [str(values[col].index(r[col])) for r in records]
         else:
             cells = [r[col] for r in records]
-        if any("\n" in c for c in cells):
-            raise TableError(f"newline in column {col}")
-        columns[col] = "\n".join(cells)
+        bad = next((c for c in cells if SEP in c or "\\" in c or '"' in c), None)
+        if bad is not None:
+            raise TableError(f"column {col}: cell {bad!r} holds a separator or JSON escape")
+        columns[col] = SEP.join(cells)
     doc = {
-        "format": 2,
+        "format": 3,
         "generator": GENERATOR_VERSION,
         "source_commit": source_commit,
         "source": "ROCm/HIPIFY docs/tables (MIT), see SOURCE-COMMIT",
         "values": values,
+        "sep": SEP,
+        "namespaces": {r["cuda"]: i for i, r in enumerate(records) if r["kind"] == "namespace"},
         "columns": columns,
         "headers": read_headers(tables),
     }

@@ -7,8 +7,9 @@ Fields:
 - `hip` is the HIP name ("" when HIPIFY marks the name unsupported: nothing is ever invented);
   `roc` is the rocBLAS/rocRAND/rocSPARSE/rocSOLVER name for blas/blaslt/rand/sparse/solver and
   the MIOpen name for dnn (also available as `ApiEntry.miopen`).
-- `status`: "unsupported" (no HIP name), "removed" / "deprecated" (the HIP name was removed /
-  deprecated in `hip_removed` / `hip_deprecated`), else "supported".
+- `status` describes the HIP name: "unsupported" (no HIP name), "removed" / "deprecated" (the HIP
+  name was removed / deprecated in `hip_removed` / `hip_deprecated`), else "supported". Some rows
+  have only a ROC/MIOpen name (status "unsupported", `roc` set): use `target(roc=True)` for --roc.
 - Versions are strings such as "1.6.0" ("" when none). HIP versions are ROCm versions: from ROCm
   6.0 on HIP X.Y ships in ROCm X.Y; for 5.x HIPIFY's HIP_5xxx constants are ROCm 5.x releases too
   (HIP 5.2 is the HIP of ROCm 5.2). So `version_at_least(hip_added, rocm)` is the test.
@@ -111,31 +112,30 @@ class Mapping:
     """The loaded tables. Use `load()`; do not construct directly."""
 
     def __init__(self, doc: dict[str, object], macros: tuple[MacroEntry, ...] | None = None) -> None:
-        if doc.get("format") != 2:
+        if doc.get("format") != 3:
             raise ValueError(f"apis.json: unknown format {doc.get('format')!r}; re-run scripts/gen_mapping.py")
         self._raw: dict[str, str] = doc["columns"]  # type: ignore[assignment]
+        self._sep = str(doc["sep"])
         self._values: dict[str, list[str]] = doc["values"]  # type: ignore[assignment]
         self.source_commit: str = str(doc["source_commit"])
         self.generator: str = str(doc["generator"])
         self._split: dict[str, list[str]] = {}
         names = self._col("cuda")
-        self._n = len(names)
-        index: dict[str, int] = {}
-        for i, name in enumerate(names):
-            index.setdefault(name, i)  # a name listed by two families: the first in FAMILIES order
-        self._index = index
+        self._n = n = len(names)
+        # A name listed by two families maps to its first row (FAMILIES order): build the dict from
+        # the end so earlier rows overwrite later ones (twice as fast as a setdefault loop).
+        self._index: dict[str, int] = dict(zip(reversed(names), range(n - 1, -1, -1), strict=True))
         self._cache: dict[int, ApiEntry] = {}
         self._header_rows: list[list[str]] = doc["headers"]  # type: ignore[assignment]
         self._headers: dict[str, HeaderEntry] | None = None
         self._macros: dict[str, MacroEntry] | None = None if macros is None else {m.cuda: m for m in macros}
-        kinds = self._values["kind"]
-        self._namespaces = {names[i]: i for i in range(self._n) if kinds[int(self._col("kind")[i])] == "namespace"}
+        self._namespaces: dict[str, int] = doc["namespaces"]  # type: ignore[assignment]
 
     def _col(self, name: str) -> list[str]:
         """One column's cells, split from the stored newline-joined string on first use."""
         col = self._split.get(name)
         if col is None:
-            col = self._split[name] = self._raw[name].split("\n")
+            col = self._split[name] = self._raw[name].split(self._sep)
         return col
 
     def _value(self, column: str, i: int) -> str:

@@ -188,6 +188,8 @@ def test_header_kinds() -> None:
 
 @pytest.mark.parametrize(("cuda", "hip", "kind"), [
     ("__CUDACC__", "__HIPCC__", "compiler"),
+    ("__CUDACC_RTC__", "__HIPCC_RTC__", "compiler"),
+    ("__NVCC__", "", "compiler"),
     ("__CUDA_ARCH__", "__HIP_DEVICE_COMPILE__", "device-pass"),
     ("CUDA_VERSION", "", "version"),
     ("CUDART_VERSION", "", "version"),
@@ -264,7 +266,7 @@ def test_coverage() -> None:
         assert 0 < mapped <= total, fam
     assert cov["complex"] == (26, 26)
     assert cov["runtime"][1] == 1436 and cov["driver"][1] == 2008
-    assert sum(t for _, t in cov.values()) == len(json.loads(DATA.read_bytes())["columns"]["cuda"].split("\n")) - 1
+    assert sum(t for _, t in cov.values()) == len(json.loads(DATA.read_bytes())["columns"]["cuda"].split("|")) - 1
 
 
 def test_data_records_source_and_generator() -> None:
@@ -334,3 +336,14 @@ def test_load_time_fresh_process() -> None:
                                     check=True).stdout) for _ in range(3))
     print(f"\nimport + load() + first lookup in a fresh process: {best:.1f} ms")
     assert best < 60  # budget ~15-20 ms; generous bound for a loaded 2-core CI machine
+
+
+def test_macro_file_is_well_formed() -> None:
+    rows = list(load().macro_table().values())
+    assert len(rows) >= 20
+    for mac in rows:
+        assert mac.kind in {"compiler", "device-pass", "version", "include-guard"}, mac
+        assert re.fullmatch(r"\w+", mac.cuda) and (mac.hip == "" or re.fullmatch(r"\w+", mac.hip)), mac
+        assert len(mac.note) > 20, mac
+    guards = [m for m in rows if m.kind == "include-guard"]
+    assert all(m.hip for m in guards)

@@ -10,9 +10,12 @@ Fields:
 - `status` describes the HIP name: "unsupported" (no HIP name), "removed" / "deprecated" (the HIP
   name was removed / deprecated in `hip_removed` / `hip_deprecated`), else "supported". Some rows
   have only a ROC/MIOpen name (status "unsupported", `roc` set): use `target(roc=True)` for --roc.
-- Versions are strings such as "1.6.0" ("" when none). HIP versions are ROCm versions: from ROCm
-  6.0 on HIP X.Y ships in ROCm X.Y; for 5.x HIPIFY's HIP_5xxx constants are ROCm 5.x releases too
-  (HIP 5.2 is the HIP of ROCm 5.2). So `version_at_least(hip_added, rocm)` is the test.
+- Versions are strings such as "1.6.0" ("" when none); `*_changed` may list several, comma-joined.
+  CUDA versions are CUDA toolkit releases (cuDNN rows: cuDNN releases). HIP/ROC/MIOpen versions are
+  HIPIFY's HIP_xyyz constants, i.e. HIP releases, and HIP's version is ROCm's: HIP 6.2 ships in
+  ROCm 6.2, and through 5.x likewise (Debian's hipcc is HIP 5.2 = ROCm 5.2). Older numbers (1.x-4.x)
+  predate every ROCm target hipport accepts, so comparing them with a ROCm (major, minor) is safe.
+  Assumption used by `needs_newer_rocm` / `version_at_least`: available in ROCm X.Y iff version <= X.Y.
 - `experimental`: HIP version since which the replacement is experimental ("" when it is not).
 - `kind`: "function", "type" (types, enums, enumerators and defines: HIPIFY's type sections) or
   "namespace" (`cub` -> `hipcub`; qualified names such as `cub::BlockReduce` resolve through it).
@@ -46,10 +49,12 @@ class ApiEntry:
     section: str = ""
     cuda_added: str = ""
     cuda_deprecated: str = ""
+    cuda_changed: str = ""
     cuda_removed: str = ""
     hip_changed: str = ""
     roc_added: str = ""
     roc_deprecated: str = ""
+    roc_changed: str = ""
     roc_removed: str = ""
     roc_experimental: str = ""
 
@@ -153,9 +158,11 @@ class Mapping:
                 hip_removed=c("hip_removed")[i], experimental=c("experimental")[i],
                 section=self._value("section", i),
                 cuda_added=c("cuda_added")[i], cuda_deprecated=c("cuda_deprecated")[i],
-                cuda_removed=c("cuda_removed")[i], hip_changed=c("hip_changed")[i],
+                cuda_changed=c("cuda_changed")[i], cuda_removed=c("cuda_removed")[i],
+                hip_changed=c("hip_changed")[i],
                 roc_added=c("roc_added")[i], roc_deprecated=c("roc_deprecated")[i],
-                roc_removed=c("roc_removed")[i], roc_experimental=c("roc_experimental")[i],
+                roc_changed=c("roc_changed")[i], roc_removed=c("roc_removed")[i],
+                roc_experimental=c("roc_experimental")[i],
             )
             self._cache[i] = e
         return e

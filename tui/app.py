@@ -1,0 +1,135 @@
+"""The porting app: `PortApp(session)` shows one ReviewScreen over an engine ReviewSession.
+
+The app holds the engine session (built by `hipport [PATH]` / `hipport demo`) and is the only place
+that mutates it (through the ReviewScreen). Themes come from `themes/*.toml`; keys from
+`tui/keymap.py`, remapped by binding id from the project config.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.theme import Theme
+
+from .keymap import REVIEW_KEYS, unknown_ids
+
+if TYPE_CHECKING:
+    from hipport.engine.config import Config
+    from hipport.engine.review import ReviewSession
+
+# themes offered by `t`, in order; the ansi ones use the terminal's own 16 colours
+THEME_CYCLE = ("hipport-dark", "hipport-light", "ansi-dark", "ansi-light")
+
+
+def load_themes() -> list[Theme]:
+    """Every `themes/*.toml` as a Textual Theme (tomllib -> Theme(**data))."""
+    themes: list[Theme] = []
+    folder = resources.files("hipport.themes")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".toml"):
+            continue
+        data: dict[str, Any] = tomllib.loads(entry.read_text(encoding="utf-8"))
+        themes.append(Theme(**data))
+    return themes
+
+
+def with_diff_variables(variables: dict[str, str]) -> dict[str, str]:
+    """Fill the $diff-* variables a theme did not define, from its error/success/secondary colours."""
+    variables.setdefault("diff-removed", f"{variables.get('error', 'red')} 18%")
+    variables.setdefault("diff-added", f"{variables.get('success', 'green')} 18%")
+    variables.setdefault("diff-removed-word", f"{variables.get('error', 'red')} 40%")
+    variables.setdefault("diff-added-word", f"{variables.get('success', 'green')} 40%")
+    variables.setdefault("diff-cursor", f"{variables.get('secondary', 'blue')} 25%")
+    return variables
+
+
+class PortApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "hipport"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit_app", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        session: ReviewSession,
+        config: Config | None = None,
+        *,
+        theme: str | None = None,
+        ansi_color: bool = False,
+    ) -> None:
+        super().__init__(ansi_color=ansi_color)
+        self.session = session
+        self.config = config if config is not None else getattr(session, "config", None)
+        for t in load_themes():
+            self.register_theme(t)
+        wanted = theme or getattr(self.config, "theme", None) or "hipport-dark"
+        if wanted not in self.available_themes:
+            self._bad_theme = wanted
+            wanted = "hipport-dark"
+        else:
+            self._bad_theme = None
+        self.theme = wanted
+        self.keymap_overrides: dict[str, str] = dict(getattr(self.config, "keymap", {}) or {})
+        root = getattr(session, "root", None)
+        self.sub_title = str(root) if root else ""
+
+    def get_css_variables(self) -> dict[str, str]:
+        # custom variables must exist for every theme (built-in ones too), derived from its colours
+        return with_diff_variables(super().get_css_variables())
+
+    def on_mount(self) -> None:
+        from .screens.review import ReviewScreen
+
+        if self.keymap_overrides:
+            bad = unknown_ids(self.keymap_overrides)
+            if bad:
+                self.notify(f"Unknown key binding id(s) in config: {', '.join(bad)}", severity="warning")
+            self.set_keymap(self.keymap_overrides)
+        if self._bad_theme:
+            self.notify(f"Unknown theme {self._bad_theme!r}; using hipport-dark.", severity="warning")
+        self.push_screen(ReviewScreen(self.session))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        from .screens.review import ReviewScreen
+
+        if isinstance(screen, ReviewScreen):
+            # one palette entry per review action, named as in the help screen
+            for key in REVIEW_KEYS:
+                action = key.action
+                yield SystemCommand(
+                    key.description,
+                    f"{key.id} ({key.keys})",
+                    lambda a=action: screen.run_action(a),  # type: ignore[misc]
+                )
+
+    def action_cycle_theme(self) -> None:
+        names = [n for n in THEME_CYCLE if n in self.available_themes]
+        i = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(i + 1) % len(names)]
+        self.notify(f"Theme: {self.theme}", timeout=2)
+
+    async def action_quit_app(self) -> None:
+        screen = self.screen
+        if hasattr(screen, "action_quit_app") and screen is not self:
+            await screen.run_action("quit_app")
+        else:
+            self.exit(0)
+
+
+def theme_names() -> list[str]:
+    return [t.name for t in load_themes()]
+
+
+def project_root(session: Any) -> Path:
+    return Path(session.root)

@@ -1,0 +1,60 @@
+"""`hipport demo [--dir DIR]`: copy the bundled CUDA GEMM sample into a new git repository (a temp
+folder unless --dir) with an initial commit, then open the app on it."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hipport.tui.cli import CliError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("demo", help="open the app on a copy of the bundled CUDA GEMM sample")
+    p.add_argument("--dir", help="create the demo repository here (must be new or empty)")
+    p.add_argument("--theme", help="theme name (hipport-dark, hipport-light, ...)")
+    p.add_argument("--no-open", action="store_true", help="only create the repository, print its path")
+    p.set_defaults(func=handle)
+
+
+def sample_folder() -> Path:
+    folder = resources.files("hipport.examples") / "gemm"
+    path = Path(str(folder))
+    if not path.is_dir():
+        raise CliError("the bundled GEMM sample is missing from this installation")
+    return path
+
+
+def prepare(dest: Path | None) -> Path:
+    """Create the demo repository and return its path."""
+    from hipport.engine.vcs import VcsError, init_repo_from
+
+    if dest is None:
+        dest = Path(tempfile.mkdtemp(prefix="hipport-demo-"))
+    else:
+        dest = dest.expanduser()
+        if dest.exists() and not dest.is_dir():
+            raise CliError(f"{dest}: exists and is not a folder")
+        if dest.is_dir() and any(dest.iterdir()):
+            raise CliError(f"{dest}: folder is not empty; give a new or empty folder to --dir")
+    try:
+        init_repo_from(sample_folder(), dest)
+    except VcsError as e:
+        raise CliError(str(e)) from None
+    except OSError as e:
+        raise CliError(f"{dest}: cannot create the demo repository ({e.strerror or e})") from None
+    return dest.resolve()
+
+
+def handle(args: argparse.Namespace) -> int:
+    dest = prepare(Path(args.dir) if args.dir else None)
+    if args.no_open:
+        print(dest)
+        return 0
+    from hipport.tui.commands.open import open_app
+
+    print(f"hipport demo: {dest}")
+    return open_app(dest, theme=args.theme)

@@ -1,0 +1,47 @@
+"""`hipport [PATH]`: open the porting app on a project (a git work tree or a plain folder)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from hipport.tui.cli import CliError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("open", help="open the porting app on a project (the default command)")
+    p.add_argument("path", nargs="?", default=".", help="project folder (default: the current folder)")
+    p.add_argument("--theme", help="theme name (hipport-dark, hipport-light, ansi-dark, ...)")
+    p.set_defaults(func=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    root = Path(args.path).expanduser()
+    if not root.exists():
+        raise CliError(f"{root}: no such folder")
+    if not root.is_dir():
+        raise CliError(f"{root}: not a folder (open the project folder that holds it)")
+    return open_app(root.resolve(), theme=args.theme)
+
+
+def open_app(root: Path, *, theme: str | None = None) -> int:
+    """Build the engine session for `root` and run the app until it quits."""
+    from hipport.engine.config import ConfigError, load_config
+    from hipport.engine.review import ReviewSession
+
+    try:
+        config = load_config(root)
+        session = ReviewSession.open(root, config)
+    except ConfigError as e:
+        raise CliError(str(e)) from None
+    except OSError as e:
+        raise CliError(f"{root}: {e.strerror or e}") from None
+    if not session.files():
+        raise CliError(f"{root}: no CUDA, C++ or Python files to review")
+
+    from hipport.tui.app import PortApp  # Textual only from here on
+
+    app = PortApp(session, config, theme=theme)
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,109 @@
+"""Every key of the app as data: one row per action, each with a stable binding id.
+
+People remap keys by id in config (`[tool.hipport.keymap]` / `.hipport.toml` `[keymap]`,
+e.g. `"review.accept" = "y,enter"`); the app passes that table to `App.set_keymap`, which
+replaces all keys of the binding. Defaults follow `git add -p` (y/n, j/k undecided, J/K any)
+with approve/reject aliases (a/r), lazygit's space and c, vim-style navigation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+# Footer groups: compact groups keep the footer to the few keys used every few seconds.
+DECIDE = Binding.Group("Decide", compact=True)
+NAVIGATE = Binding.Group("Finding", compact=True)
+FILES = Binding.Group("File", compact=True)
+
+
+@dataclass(frozen=True)
+class Key:
+    id: str            # stable id used by config `keymap`
+    keys: str          # default keys, comma-separated (Textual syntax)
+    action: str        # action name on the screen/app
+    description: str   # footer / help text
+    section: str       # heading in the help screen
+    show: bool = False  # in the footer
+    key_display: str | None = None
+    group: Binding.Group | None = None
+    priority: bool = False
+
+
+# The review screen (main screen). Order = order in footer and help.
+REVIEW_KEYS: tuple[Key, ...] = (
+    Key("review.accept", "y,a", "accept", "Accept fix", "Decide", True, "y/a", DECIDE),
+    Key("review.reject", "n,r", "reject", "Reject fix", "Decide", True, "n/r", DECIDE),
+    Key("review.accept_one", ".", "accept_one", "Accept only this finding (not its group)", "Decide"),
+    Key("review.accept_rest", "A", "accept_rest", "Accept the rest of the file", "Decide"),
+    Key("review.reject_rest", "R", "reject_rest", "Reject the rest of the file", "Decide"),
+    Key("review.undo", "u", "undo", "Undo", "Decide", True),
+    Key("review.redo", "ctrl+r", "redo", "Redo", "Decide"),
+    Key("review.resolve_stale", "exclamation_mark", "resolve_stale",
+        "Re-review a stale file (keep decisions that still match)", "Decide"),
+    Key("review.style", "s", "switch_style", "Switch fix style (this finding)", "Decide", True, "s"),
+    Key("review.style_file", "S", "switch_style_file", "Switch fix style (whole file)", "Decide"),
+    Key("nav.next_undecided", "j", "next_undecided", "Next undecided finding", "Navigate", True, "j", NAVIGATE),
+    Key("nav.prev_undecided", "k", "prev_undecided", "Previous undecided finding", "Navigate", True, "k",
+        NAVIGATE),
+    Key("nav.next_any", "J", "next_any", "Next finding (any state)", "Navigate"),
+    Key("nav.prev_any", "K", "prev_any", "Previous finding (any state)", "Navigate"),
+    Key("nav.next_file", "}", "next_file", "Next file", "Navigate", True, "}", FILES),
+    Key("nav.prev_file", "{", "prev_file", "Previous file", "Navigate", True, "{", FILES),
+    Key("view.fold", "space", "toggle_fold", "Fold / unfold unchanged lines", "View"),
+    Key("view.filter", "slash", "filter_files", "Filter the file list", "View"),
+    Key("view.output", "o", "cycle_output", "Cycle output mode (in place / sibling / folder)", "View"),
+    Key("file.write", "w", "write", "Write file", "Files", True),
+    Key("git.commit", "c", "commit", "Commit", "Files", True),
+    Key("run.start", "b", "build_run", "Build and run", "Run", True),
+    Key("run.stop", "ctrl+k", "stop_run", "Stop the run", "Run"),
+    Key("run.doctor", "D", "doctor", "Toolchain doctor", "Run"),
+    Key("app.theme", "t", "cycle_theme", "Next theme", "App"),
+    Key("app.help", "question_mark,f1", "help", "Help", "App", True, "?"),
+    Key("app.quit", "q", "quit_app", "Quit", "App", True),
+)
+
+# Scroll keys are the DiffView's own (arrows, page keys, home/end); listed for the help screen.
+SCROLL_KEYS: tuple[tuple[str, str], ...] = (
+    ("up / down", "Move the cursor line"),
+    ("pageup / pagedown", "Scroll a page"),
+    ("home / end", "First / last line"),
+    ("left / right", "Scroll sideways"),
+    ("tab / shift+tab", "Move focus between panes"),
+    ("ctrl+p", "Command palette (every action)"),
+)
+
+
+def bindings(keys: tuple[Key, ...] = REVIEW_KEYS) -> list[Binding]:
+    return [
+        Binding(
+            k.keys,
+            k.action,
+            k.description,
+            show=k.show,
+            key_display=k.key_display,
+            id=k.id,
+            group=k.group,
+            priority=k.priority,
+        )
+        for k in keys
+    ]
+
+
+def by_id(binding_id: str) -> Key:
+    for k in REVIEW_KEYS:
+        if k.id == binding_id:
+            return k
+    raise KeyError(binding_id)
+
+
+def effective_keys(keymap: dict[str, str] | None = None) -> list[tuple[Key, str]]:
+    """Each key row with the keys in force after the person's remapping."""
+    keymap = keymap or {}
+    return [(k, keymap.get(k.id, k.keys)) for k in REVIEW_KEYS]
+
+
+def unknown_ids(keymap: dict[str, str]) -> list[str]:
+    known = {k.id for k in REVIEW_KEYS}
+    return sorted(set(keymap) - known)

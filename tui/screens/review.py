@@ -1,0 +1,634 @@
+"""The main screen: file list | side-by-side diff, findings panel, run pane, footer.
+
+Every key goes through the engine's ReviewSession (decide, undo, write, commit ...); the screen then
+repaints from the session, so what is shown is always what the session holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static
+
+from hipport.engine.model import FixStyle
+from hipport.engine.review import (
+    Decision,
+    FileEntry,
+    FileStatus,
+    ReviewError,
+    ReviewSession,
+)
+
+from ..keymap import bindings
+from ..widgets.diff_view import DiffView, Mark
+from ..widgets.file_list import FileItem, FileList
+from ..widgets.finding_panel import SEVERITY_SYMBOL, FindingPanel, PanelData
+from ..widgets.run_pane import RunPane
+from .commit import CommitRequest, CommitScreen
+from .confirm import ConfirmScreen
+from .help import HelpScreen
+
+STATUS_SYMBOL = {
+    FileStatus.UNTRANSLATED: "○",
+    FileStatus.TRANSLATED: "·",
+    FileStatus.HAS_FINDINGS: "!",
+    FileStatus.REVIEWED: "✓",
+    FileStatus.WRITTEN: "✎",
+    FileStatus.COMMITTED: "●",
+    FileStatus.STALE: "~",
+    FileStatus.ERROR: "✗",
+}
+STATUS_LABEL = {
+    FileStatus.HAS_FINDINGS: "findings",
+}
+SEVERITY_CLASS = {"wrong-result": "diff--sev-wrong", "compile-error": "diff--sev-compile",
+                  "performance": "diff--sev-perf"}
+DECISION_MARK = {
+    Decision.PENDING: ("?", "diff--undecided"),
+    Decision.ACCEPTED: ("✓", "diff--accepted"),
+    Decision.REJECTED: ("✗", "diff--rejected"),
+}
+OUTPUT_MODES = ("sibling", "in-place", "folder")
+
+
+def file_item(entry: FileEntry) -> FileItem:
+    state = STATUS_LABEL.get(entry.status, entry.status.value)
+    counts = f"{entry.decided}/{entry.findings}" if entry.findings else ""
+    return FileItem(entry.rel, state, STATUS_SYMBOL.get(entry.status, " "), counts)
+
+
+class ReviewScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = bindings()  # type: ignore[assignment]
+    AUTO_FOCUS = "DiffView"
+
+    def __init__(self, session: ReviewSession) -> None:
+        super().__init__()
+        self.session = session
+        self.rel: str | None = None
+        self.current: str | None = None    # finding id under review
+        self.expanded: set[int] = set()    # fold rows the person opened (their first old line)
+        self.context = 3
+        self.loading: str | None = None
+        self.last_message = ""
+        self.painted_at: float | None = None  # monotonic time of the first painted diff (bench)
+        self.branch: str | None = None         # cached: asking git on every key would cost ms
+
+    # ---- layout ------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status-bar")
+        with Horizontal(id="main"):
+            yield FileList(id="files")
+            with Vertical(id="diff-pane"):
+                yield Static("", id="diff-title")
+                yield DiffView(id="diff")
+        yield FindingPanel(id="finding")
+        yield RunPane(id="run")
+        yield Footer()
+
+    @property
+    def diff(self) -> DiffView:
+        return self.query_one("#diff", DiffView)
+
+    @property
+    def file_list(self) -> FileList:
+        return self.query_one("#files", FileList)
+
+    @property
+    def panel(self) -> FindingPanel:
+        return self.query_one("#finding", FindingPanel)
+
+    @property
+    def run_pane(self) -> RunPane:
+        return self.query_one("#run", RunPane)
+
+    def on_mount(self) -> None:
+        self.file_list.border_title = "Files"
+        entries = self.session.files()
+        first = next((e.rel for e in entries if e.status in (FileStatus.HAS_FINDINGS, FileStatus.STALE)), None)
+        if first is None and entries:
+            first = entries[0].rel
+        self.refresh_files()
+        if first is not None:
+            self.open_file(first)
+        else:
+            self.panel.show(None, "No CUDA, C++ or Python files in this project.")
+        self.refresh_status()
+
+    # ---- opening files -----------------------------------------------------------------------
+    def open_file(self, rel: str) -> None:
+        if rel == self.rel and self.loading is None and self.session.is_loaded(rel):
+            return
+        self.rel = rel
+        self.current = None
+        self.expanded = set()
+        if self.session.is_loaded(rel):
+            self.show_file(rel)
+        else:
+            self.loading = rel
+            self.query_one("#diff-title", Static).update(f"{rel}: translating and analysing …")
+            self.diff.set_rows([], language="text")
+            self.load_file(rel)
+        self.refresh_files()
+
+    @work(exclusive=True, group="load", exit_on_error=False)
+    async def load_file(self, rel: str) -> None:
+        try:
+            await asyncio.to_thread(self.session.load, rel)
+        except ReviewError as e:
+            if self.rel == rel:
+                self.loading = None
+                self.query_one("#diff-title", Static).update(f"{rel}: cannot be reviewed")
+                self.panel.show(None, str(e))
+                self.refresh_files()
+            return
+        if self.rel == rel:
+            self.loading = None
+            self.show_file(rel)
+
+    def show_file(self, rel: str) -> None:
+        fr = self.session.load(rel)
+        self.loading = None
+        self.current = self.session.next_finding(rel, None, 1, True) or (
+            fr.findings[0].id if fr.findings else None
+        )
+        self.repaint(keep_cursor=False)
+        self.diff.show_finding(self.current)
+        if self.painted_at is None:
+            self.painted_at = time.monotonic()
+
+    # ---- repainting from the session ----------------------------------------------------------
+    def repaint(self, keep_cursor: bool = True) -> None:
+        rel = self.rel
+        if rel is None or self.loading is not None:
+            return
+        fr = self.session.load(rel)
+        rows = self.session.rows(rel, self.context, frozenset(self.expanded))
+        self.diff.set_rows(rows, language=fr.source.language.value, keep_cursor=keep_cursor)
+        self.diff.set_marks(self.marks(), self.current)
+        out = self.session.entry(rel).output or rel
+        stale = "   ~ STALE: changed on disk since review; saved decisions are NOT applied (! to re-review)"
+        self.query_one("#diff-title", Static).update(
+            f"CUDA {rel}  │  HIP {out}  ({self.session.config.output_mode})" + (stale if fr.stale else "")
+        )
+        self.refresh_panel()
+        self.refresh_files()
+        self.refresh_status()
+
+    def marks(self) -> dict[str, Mark]:
+        rel = self.rel
+        assert rel is not None
+        fr = self.session.load(rel)
+        stale = self.session.stale_decisions(rel) if fr.stale else {}
+        marks: dict[str, Mark] = {}
+        for f in fr.findings:
+            sev = str(f.severity.value)
+            if fr.stale:
+                decision, cls = ("~", "diff--stale") if f.id in stale else ("?", "diff--undecided")
+            else:
+                decision, cls = DECISION_MARK[self.session.decision(rel, f.id)]
+            marks[f.id] = Mark(SEVERITY_SYMBOL.get(sev, "?"), SEVERITY_CLASS.get(sev, "diff--sev-perf"),
+                               decision, cls)
+        return marks
+
+    def refresh_marks(self) -> None:
+        if self.rel is not None and self.loading is None:
+            self.diff.set_marks(self.marks(), self.current)
+
+    def refresh_panel(self) -> None:
+        rel = self.rel
+        if rel is None or self.loading is not None:
+            return
+        fr = self.session.load(rel)
+        if self.current is None or self.current not in fr.by_id:
+            n = len(fr.translation.edits)
+            self.panel.show(None, f"No warp findings in {rel}. {n} translation edit{'s' if n != 1 else ''}."
+                            if not fr.findings else "Move to a finding with j/k.")
+            return
+        f = fr.by_id[self.current]
+        style = self.session.style(rel, f.id)
+        fix = f.fix(style)
+        title, explanation = rule_text(f.rule)
+        if fr.stale:
+            decision = "stale" if f.id in self.session.stale_decisions(rel) else "undecided"
+        else:
+            decision = {Decision.PENDING: "undecided", Decision.ACCEPTED: "accepted",
+                        Decision.REJECTED: "rejected"}[self.session.decision(rel, f.id)]
+        ids = [x.id for x in fr.findings]
+        self.panel.show(PanelData(
+            finding=f,
+            rule_title=title,
+            explanation=explanation,
+            decision=decision,
+            style=style.value,
+            group_size=len(fr.group_of(f.id)),
+            source_text=fr.source.text,
+            fix_edits=fix.edits if fix else (),
+            fix_summary=fix.summary if fix else "",
+            position=f"{ids.index(f.id) + 1}/{len(ids)}",
+        ))
+
+    def refresh_files(self) -> None:
+        self.file_list.set_items([file_item(e) for e in self.session.files()], self.rel)
+
+    def refresh_status(self) -> None:
+        decided, total = self.session.progress()
+        if self.branch is None:
+            self.branch = branch_name(self.session.root)
+        parts = [self.session.root.name, self.branch]
+        if self.rel is not None:
+            d, t = self.session.progress(self.rel)
+            parts.append(f"{self.rel}: {d}/{t} decided")
+        parts.append(f"all: {decided}/{total} decided")
+        unwritten = len(self.session.unwritten())
+        if unwritten:
+            parts.append(f"{unwritten} unwritten")
+        parts.append(f"style {self.session.config.fix_style.value}")
+        parts.append(f"out {self.session.config.output_mode}")
+        parts.append(self.app.theme)
+        if self.last_message:
+            parts.append(self.last_message)
+        self.query_one("#status-bar", Static).update(" · ".join(parts))
+
+    def say(self, message: str, severity: str = "information") -> None:
+        self.last_message = message
+        self.refresh_status()
+        self.notify(message, severity=severity, timeout=4)  # type: ignore[arg-type]
+
+    # ---- events from widgets -----------------------------------------------------------------
+    @on(FileList.FileChosen)
+    def _file_chosen(self, event: FileList.FileChosen) -> None:
+        self.open_file(event.rel)
+        self.diff.focus()
+
+    @on(DiffView.CursorMoved)
+    def _cursor_moved(self, event: DiffView.CursorMoved) -> None:
+        rows = self.diff.rows
+        if 0 <= event.row < len(rows):
+            ids = rows[event.row].finding_ids
+            if ids and ids[0] != self.current:
+                self.current = ids[0]
+                self.diff.set_marks(self.diff.marks, self.current)
+                self.refresh_panel()
+
+    # ---- deciding ----------------------------------------------------------------------------
+    def _ready(self) -> bool:
+        if self.rel is None or self.loading is not None:
+            self.say("Still loading this file.", "warning")
+            return False
+        return True
+
+    def _need_finding(self) -> str | None:
+        if not self._ready():
+            return None
+        if self.current is None:
+            self.say("No finding here: move to one with j/k.", "warning")
+            return None
+        return self.current
+
+    def _decide(self, decision: Decision, only: bool = False) -> None:
+        fid = self._need_finding()
+        if fid is None or self.rel is None:
+            return
+        rel = self.rel
+        try:
+            if only:
+                change = self.session.decide_one(rel, fid, decision)
+            else:
+                change = self.session.decide(rel, fid, decision)
+        except ReviewError as e:
+            self.say(str(e), "error")
+            return
+        self.last_message = change.message
+        nxt = self.session.next_finding(rel, fid, 1, True, wrap=True)
+        if nxt is not None:
+            self.current = nxt
+        self.repaint()
+        if nxt is not None:
+            self.diff.show_finding(nxt)
+        else:
+            self.say(f"{change.message}. Every finding of {rel} is decided: w writes it.")
+
+    def action_accept(self) -> None:
+        self._decide(Decision.ACCEPTED)
+
+    def action_reject(self) -> None:
+        self._decide(Decision.REJECTED)
+
+    def action_accept_one(self) -> None:
+        self._decide(Decision.ACCEPTED, only=True)
+
+    def _decide_rest(self, decision: Decision) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        try:
+            change = self.session.decide_rest(self.rel, decision)
+        except ReviewError as e:
+            self.say(str(e), "error")
+            return
+        self.last_message = change.message
+        self.repaint()
+
+    def action_accept_rest(self) -> None:
+        self._decide_rest(Decision.ACCEPTED)
+
+    def action_reject_rest(self) -> None:
+        self._decide_rest(Decision.REJECTED)
+
+    def _after_history(self, change: Any, empty: str) -> None:
+        if change is None:
+            self.say(empty, "warning")
+            return
+        self.last_message = change.message
+        if change.path != self.rel:
+            self.rel = change.path
+            self.expanded = set()
+            self.session.load(change.path)
+        if change.finding_ids:
+            self.current = change.finding_ids[0]
+        self.repaint()
+        self.diff.show_finding(self.current)
+
+    def action_undo(self) -> None:
+        self._after_history(self.session.undo(), "Nothing to undo.")
+
+    def action_redo(self) -> None:
+        self._after_history(self.session.redo(), "Nothing to redo.")
+
+    def _other_style(self, style: FixStyle) -> FixStyle:
+        return FixStyle.PORTABLE if style == FixStyle.WAVE64 else FixStyle.WAVE64
+
+    def action_switch_style(self) -> None:
+        fid = self._need_finding()
+        if fid is None or self.rel is None:
+            return
+        new = self._other_style(self.session.style(self.rel, fid))
+        try:
+            change = self.session.set_style(self.rel, new, fid)
+        except ReviewError as e:
+            self.say(str(e), "error")
+            return
+        self.last_message = change.message
+        self.repaint()
+
+    def action_switch_style_file(self) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        basis = self.session.style(self.rel, self.current) if self.current else self.session.config.fix_style
+        try:
+            change = self.session.set_style(self.rel, self._other_style(basis), None)
+        except ReviewError as e:
+            self.say(str(e), "error")
+            return
+        self.last_message = change.message
+        self.repaint()
+
+    # ---- moving ------------------------------------------------------------------------------
+    def _move(self, step: int, undecided_only: bool) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        nxt = self.session.next_finding(self.rel, self.current, step, undecided_only)
+        if nxt is None:
+            what = "undecided finding" if undecided_only else "finding"
+            self.say(f"No {'next' if step > 0 else 'previous'} {what} in {self.rel}.", "warning")
+            return
+        self.current = nxt
+        self.refresh_marks()
+        self.diff.show_finding(nxt)
+        self.refresh_panel()
+
+    def action_next_undecided(self) -> None:
+        self._move(1, True)
+
+    def action_prev_undecided(self) -> None:
+        self._move(-1, True)
+
+    def action_next_any(self) -> None:
+        self._move(1, False)
+
+    def action_prev_any(self) -> None:
+        self._move(-1, False)
+
+    def _file_step(self, step: int) -> None:
+        rels = [it.rel for it in self.file_list.visible()] or [e.rel for e in self.session.files()]
+        if not rels:
+            return
+        i = rels.index(self.rel) if self.rel in rels else -1
+        self.open_file(rels[(i + step) % len(rels)])
+
+    def action_next_file(self) -> None:
+        self._file_step(1)
+
+    def action_prev_file(self) -> None:
+        self._file_step(-1)
+
+    def action_toggle_fold(self) -> None:
+        if not self._ready():
+            return
+        rows = self.diff.rows
+        row = rows[self.diff.cursor] if 0 <= self.diff.cursor < len(rows) else None
+        if row is not None and row.kind == "fold" and row.old_no is not None:
+            self.expanded.add(row.old_no)
+        elif self.expanded:
+            self.expanded = set()
+        else:
+            # unfold everything: every fold row's first line
+            self.expanded = {r.old_no for r in rows if r.kind == "fold" and r.old_no is not None}
+            if not self.expanded:
+                self.say("Nothing folded in this file.")
+                return
+        self.repaint()
+
+    def action_filter_files(self) -> None:
+        self.query_one("#file-filter", Input).focus()
+
+    # ---- output, writing, committing ----------------------------------------------------------
+    def action_cycle_output(self) -> None:
+        cfg = self.session.config
+        mode = OUTPUT_MODES[(OUTPUT_MODES.index(cfg.output_mode) + 1) % len(OUTPUT_MODES)]
+        try:
+            self.session.set_config(cfg.replace(output_mode=mode))
+        except Exception as e:  # ConfigError: one line
+            self.say(str(e), "error")
+            return
+        self.say(f"Output mode: {mode} (this session; set output_mode in config to keep it)")
+        if self.rel is not None and self.loading is None:
+            self.repaint()
+
+    def action_write(self) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        self._write(self.rel, overwrite=False)
+
+    def _write(self, rel: str, overwrite: bool) -> None:
+        from hipport.engine.review import StaleError
+
+        try:
+            path = self.session.write(rel, overwrite=overwrite)
+        except StaleError as e:
+            self.say(str(e), "error")
+            self.repaint()
+            return
+        except ReviewError as e:
+            if "not overwritten" in str(e) and not overwrite:
+                def answer(yes: bool | None) -> None:
+                    if yes:
+                        self._write(rel, overwrite=True)
+
+                self.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it?", "Overwrite", "Keep it"), answer)
+                return
+            self.say(str(e), "error")
+            return
+        except OSError as e:
+            self.say(f"{rel}: not written ({e})", "error")
+            return
+        try:
+            shown = path.relative_to(self.session.root)
+        except ValueError:
+            shown = path
+        self.say(f"Wrote {shown}")
+        self.repaint()
+
+    def action_commit(self) -> None:
+        paths = self.session.committable()
+        if not paths:
+            self.say("Nothing to commit: write a file first (w).", "warning")
+            return
+        branch = branch_name(self.session.root)
+        default = "hipport/port-" + time.strftime("%Y%m%d-%H%M%S")
+        screen = CommitScreen(self.session.commit_message(), list(paths), branch, default)
+        self.app.push_screen(screen, self._commit_answer)
+
+    def _commit_answer(self, request: CommitRequest | None) -> None:
+        if request is None:
+            self.say("Commit cancelled.")
+            return
+        self.do_commit(request)
+
+    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    def do_commit(self, request: CommitRequest) -> None:
+        try:
+            sha = self.session.commit(request.message, request.branch)
+        except Exception as e:  # ReviewError / VcsError: one line, shown, nothing lost
+            self.app.call_from_thread(self.say, f"Not committed: {e}", "error")
+            return
+        self.app.call_from_thread(self._committed, sha, request.branch)
+
+    def _committed(self, sha: str, branch: str | None) -> None:
+        self.branch = where = branch_name(self.session.root)
+        self.say(f"Committed {sha[:10]} on {where}")
+        if self.rel is not None and self.loading is None:
+            self.repaint()
+
+    def action_resolve_stale(self) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        if not self.session.load(self.rel).stale:
+            self.say(f"{self.rel} is not stale.")
+            return
+        change = self.session.resolve_stale(self.rel, keep=True)
+        self.last_message = change.message
+        self.show_file(self.rel)
+
+    # ---- run pane ----------------------------------------------------------------------------
+    def action_build_run(self) -> None:
+        from ..widgets.run_pane import plan_for
+
+        self.run_pane.add_class("-visible")
+        try:
+            plan = plan_for(self.session, self.rel)
+        except Exception as e:
+            self.run_pane.set_status(f"✗ cannot build: {e}")
+            self.say(f"Cannot build: {e}", "error")
+            return
+        self.run_pane.start(plan)
+
+    def action_stop_run(self) -> None:
+        if not self.run_pane.stop():
+            self.say("Nothing is running.")
+
+    def action_doctor(self) -> None:
+        from ..widgets.run_pane import doctor_lines
+
+        pane = self.run_pane
+        pane.add_class("-visible")
+        pane.log_widget.clear()
+        for line in doctor_lines():
+            pane.write_line(line)
+        pane.set_status("doctor: what hipport found on this machine")
+
+    @on(RunPane.Finished)
+    def _run_finished(self, event: RunPane.Finished) -> None:
+        if event.code is None:
+            self.say("Run stopped.", "warning")
+        elif event.code == 0:
+            self.say(f"Build and run finished in {event.seconds:.1f} s")
+        else:
+            self.say(f"Build/run failed (exit {event.code})", "error")
+
+    # ---- app-level ---------------------------------------------------------------------------
+    def action_help(self) -> None:
+        overrides = getattr(self.app, "keymap_overrides", {})
+        self.app.push_screen(HelpScreen(overrides))
+
+    def action_cycle_theme(self) -> None:
+        self.app.run_action("cycle_theme")
+        self.call_after_refresh(self.refresh_status)
+
+    def action_quit_app(self) -> None:
+        unwritten = self.session.unwritten()
+        if not unwritten:
+            self.app.exit(0)
+            return
+        names = ", ".join(unwritten[:4]) + (" …" if len(unwritten) > 4 else "")
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.app.exit(0)
+
+        self.app.push_screen(
+            ConfirmScreen(f"{len(unwritten)} file(s) have decisions not written yet: {names}.\n"
+                          "They are saved in .hipport/ and come back next time. Quit anyway?",
+                          "Quit", "Stay"),
+            answer,
+        )
+
+    @on(OptionList.OptionHighlighted)
+    def _noop(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+
+
+def rule_text(rule_id: str) -> tuple[str, str]:
+    """(title, explanation) of a warp rule from the engine's catalog, or ("", "") while it is missing."""
+    try:
+        from hipport.engine.warp.rules import RULES
+    except ImportError:
+        return "", ""
+    rule = RULES.get(rule_id)
+    if rule is None:
+        return "", ""
+    return str(getattr(rule, "title", "")), str(getattr(rule, "explanation", ""))
+
+
+def branch_name(root: Path) -> str:
+    """The current branch (or a short note) from the engine's vcs module."""
+    try:
+        from hipport.engine.vcs import repo_state
+    except ImportError:
+        return "no git"
+    try:
+        state = repo_state(root)
+    except Exception:
+        return "no git"
+    for attr in ("branch", "head", "name"):
+        value = getattr(state, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return "detached" if getattr(state, "detached", False) else "no git"

@@ -1,0 +1,344 @@
+"""The side-by-side diff: ONE line-API ScrollView that draws both columns.
+
+Both columns share one scroll offset (no sync bugs), only visible rows are rendered, and
+rendered rows sit in an LRU cache, so a 10,000-line file scrolls without lag. Rows come from
+`hipport.engine.diffrows.build_rows` (the engine aligns lines from its edits; this widget only
+paints them). Syntax colours: Pygments through `textual.highlight`, one line at a time, cached by
+text (the HIP side reuses the CUDA side's colouring for unchanged lines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.content import Content
+from textual.geometry import Size
+from textual.highlight import highlight
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.style import Style
+
+GUTTER = 2  # severity symbol + decision symbol
+NUMBER = 5  # line number width
+SEPARATOR = "│"
+TAB = 4
+
+
+@dataclass(frozen=True)
+class Mark:
+    """What the gutter shows for a line with a finding: readable without colour."""
+
+    severity: str   # symbol: "W" wrong result, "C" compile error, "P" performance
+    severity_class: str  # component class for its colour
+    decision: str   # symbol: "?" undecided, "✓" accepted, "✗" rejected, "~" stale
+    decision_class: str
+
+
+def _tab_offsets(text: str) -> list[int] | None:
+    """Column of each str offset once tabs are expanded (None when the line has no tab)."""
+    if "\t" not in text:
+        return None
+    cols = []
+    col = 0
+    for ch in text:
+        cols.append(col)
+        col = (col // TAB + 1) * TAB if ch == "\t" else col + 1
+    cols.append(col)
+    return cols
+
+
+def _span(span: Any) -> tuple[int, int, str]:
+    """(start, end, kind) of an engine diffrows.Span (or a plain tuple in tests)."""
+    if isinstance(span, tuple):
+        return int(span[0]), int(span[1]), str(span[2]) if len(span) > 2 else "changed"
+    return int(span.start), int(span.end), str(getattr(span, "kind", "changed"))
+
+
+def pygments_language(language: str) -> str:
+    """Pygments lexer name for an engine `Language` value (cuda/cpp/python). `.hip` must not be
+    guessed by Pygments (it answers tsql), so the engine's language decides."""
+    return {"cuda": "cuda", "cpp": "cpp", "python": "python"}.get(language, "text")
+
+
+class DiffView(ScrollView, can_focus=True):
+    """Two synchronized columns (CUDA | HIP) with line numbers and a finding gutter."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "diff--lineno",
+        "diff--removed",
+        "diff--added",
+        "diff--removed-word",
+        "diff--added-word",
+        "diff--cursor",
+        "diff--current",
+        "diff--fold",
+        "diff--separator",
+        "diff--sev-wrong",
+        "diff--sev-compile",
+        "diff--sev-perf",
+        "diff--accepted",
+        "diff--rejected",
+        "diff--undecided",
+        "diff--stale",
+        "diff--empty",
+        "diff--finding-word",
+    }
+
+    DEFAULT_CSS = """
+    DiffView {
+        height: 1fr;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor_up", "Up", show=False),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up_rows", "Page up", show=False),
+        Binding("pagedown", "page_down_rows", "Page down", show=False),
+        Binding("home", "first_row", "First", show=False),
+        Binding("end", "last_row", "Last", show=False),
+        Binding("left", "scroll_left", "Left", show=False),
+        Binding("right", "scroll_right", "Right", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
+
+    class CursorMoved(Message):
+        """The cursor row changed (the screen picks the finding under it)."""
+
+        def __init__(self, view: DiffView, row: int) -> None:
+            super().__init__()
+            self.view = view
+            self.row = row
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.rows: Sequence[Any] = ()
+        self.language = "text"
+        self.marks: Mapping[str, Mark] = {}
+        self.current: str | None = None  # finding id shown in the findings panel
+        self.title = ""
+        self._max_text = 0
+        self._strip_cache: LRUCache[tuple[int, int, int, bool], Strip] = LRUCache(2048)
+        self._line_cache: LRUCache[tuple[str, str], Content] = LRUCache(8192)
+        self._style_cache: dict[str, Style] = {}
+
+    # ---- data in -----------------------------------------------------------------------------
+    def set_rows(self, rows: Sequence[Any], *, language: str, keep_cursor: bool = False) -> None:
+        self.rows = rows
+        self.language = pygments_language(language)
+        self._max_text = max(
+            (max(len(r.old_text or ""), len(r.new_text or "")) for r in rows), default=0
+        )
+        self._strip_cache.clear()
+        if not keep_cursor:
+            self.set_reactive(DiffView.cursor, 0)
+            self.scroll_to(0, 0, animate=False, immediate=True)
+        else:
+            self.set_reactive(DiffView.cursor, min(self.cursor, max(0, len(rows) - 1)))
+        self._update_virtual_size()
+        self.refresh()
+
+    def set_marks(self, marks: Mapping[str, Mark], current: str | None) -> None:
+        self.marks = marks
+        self.current = current
+        self._strip_cache.clear()
+        self.refresh()
+
+    def _update_virtual_size(self) -> None:
+        width = self.size.width or 80
+        text_width = max(1, self._column_width(width) - GUTTER - NUMBER - 1)
+        extra = max(0, self._max_text - text_width)
+        self.virtual_size = Size(width + extra, len(self.rows))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._strip_cache.clear()
+        self._update_virtual_size()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strip_cache.clear()
+        self._style_cache.clear()
+        self._line_cache.clear()
+
+    # ---- cursor ------------------------------------------------------------------------------
+    def row_of_finding(self, finding_id: str) -> int | None:
+        for i, row in enumerate(self.rows):
+            if finding_id in (getattr(row, "finding_ids", ()) or ()):
+                return i
+        return None
+
+    def show_finding(self, finding_id: str | None) -> None:
+        """Put the cursor on the finding's first row and centre it."""
+        if finding_id is None:
+            return
+        row = self.row_of_finding(finding_id)
+        if row is not None:
+            self.set_reactive(DiffView.cursor, row)
+            self._strip_cache.clear()
+            self.scroll_to(y=max(0, row - self.size.height // 3), animate=False, immediate=True)
+            self.refresh()
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        height = max(1, self.size.height)
+        top = int(self.scroll_y)
+        if new < top:
+            self.scroll_to(y=new, animate=False, immediate=True)
+        elif new >= top + height:
+            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
+        self._strip_cache.clear()
+        self.refresh()
+        self.post_message(self.CursorMoved(self, new))
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_page_up_rows(self) -> None:
+        self.cursor -= max(1, self.size.height - 1)
+
+    def action_page_down_rows(self) -> None:
+        self.cursor += max(1, self.size.height - 1)
+
+    def action_first_row(self) -> None:
+        self.cursor = 0
+
+    def action_last_row(self) -> None:
+        self.cursor = len(self.rows) - 1
+
+    # ---- painting ----------------------------------------------------------------------------
+    @staticmethod
+    def _column_width(width: int) -> int:
+        return max(GUTTER + NUMBER + 2, (width - 1) // 2)
+
+    def _style(self, name: str) -> Style:
+        style = self._style_cache.get(name)
+        if style is None:
+            style = self.get_visual_style(name)
+            self._style_cache[name] = style
+        return style
+
+    def _background_only(self, name: str) -> Style:
+        key = f"{name}/bg"
+        style = self._style_cache.get(key)
+        if style is None:
+            full = self.get_visual_style(name)
+            style = Style(background=full.background, bold=full.bold, underline=full.underline,
+                          reverse=full.reverse)
+            self._style_cache[key] = style
+        return style
+
+    def _highlighted(self, text: str) -> Content:
+        key = (self.language, text)
+        content = self._line_cache.get(key)
+        if content is None:
+            content = highlight(text.expandtabs(TAB), language=self.language) if text else Content("")
+            self._line_cache[key] = content
+        return content
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.size.width
+        base = self.rich_style
+        if index >= len(self.rows):
+            return Strip.blank(width, base)
+        key = (index, width, scroll_x, index == self.cursor)
+        strip = self._strip_cache.get(key)
+        if strip is None:
+            strip = self._render_row(index, width, scroll_x)
+            self._strip_cache[key] = strip
+        return strip.apply_offsets(0, index)
+
+    def _render_row(self, index: int, width: int, scroll_x: int) -> Strip:
+        row = self.rows[index]
+        left_w = self._column_width(width)
+        right_w = max(0, width - left_w - 1)
+        at_cursor = index == self.cursor
+        finding_ids = tuple(getattr(row, "finding_ids", ()) or ())
+        is_current = self.current is not None and self.current in finding_ids
+        segments: list[Segment] = []
+        if row.kind == "fold":
+            hidden = int(getattr(row, "hidden", 0) or 0)
+            label = f" ⋯ {hidden} unchanged line{'s' if hidden != 1 else ''} (space to expand) ⋯"
+            style = self._style("diff--fold")
+            if at_cursor:
+                style = style + self._background_only("diff--cursor")
+            text = Content(label).truncate(width, pad=True)
+            return Strip(self._segments(text, style), width)
+
+        changed = row.kind == "change"
+        mark = self._mark_for(finding_ids)
+        for side, col_w in (("old", left_w), ("new", right_w)):
+            number = getattr(row, f"{side}_no")
+            text = getattr(row, f"{side}_text")
+            spans = getattr(row, f"{side}_spans", ()) or ()
+            if number is None:
+                row_style = self._style("diff--empty")
+            elif changed:
+                row_style = self._style("diff--removed" if side == "old" else "diff--added")
+            else:
+                row_style = self.get_visual_style()
+            if is_current:
+                row_style = row_style + self._background_only("diff--current")
+            if at_cursor:
+                row_style = row_style + self._background_only("diff--cursor")
+            segments.extend(self._gutter(mark if side == "old" else None, row_style))
+            num_style = row_style + self._style("diff--lineno")
+            num_text = "" if number is None else str(number)
+            segments.append(Segment(f"{num_text:>{NUMBER}} ", num_style.rich_style))
+            text_w = max(0, col_w - GUTTER - NUMBER - 1)
+            if number is None:
+                segments.append(Segment("╱" * text_w if text_w else "", row_style.rich_style))
+            else:
+                content = self._highlighted(text or "")
+                word = "diff--removed-word" if side == "old" else "diff--added-word"
+                offsets = _tab_offsets(text or "")
+                for span in spans:
+                    start, end, kind = _span(span)
+                    if offsets is not None:
+                        start, end = offsets[min(start, len(offsets) - 1)], offsets[min(end, len(offsets) - 1)]
+                    cls = "diff--finding-word" if kind == "finding" else word
+                    content = content.stylize(self._background_only(cls), start, end)
+                content = content[scroll_x:] if scroll_x else content
+                if content.cell_length > text_w:
+                    content = content.truncate(text_w, ellipsis=True)
+                else:
+                    content = content.truncate(text_w, pad=True)
+                segments.extend(self._segments(content, row_style))
+            if side == "old":
+                segments.append(Segment(SEPARATOR, self._style("diff--separator").rich_style))
+        return Strip(segments).adjust_cell_length(width, self.rich_style)
+
+    def _mark_for(self, finding_ids: tuple[str, ...]) -> Mark | None:
+        for fid in finding_ids:
+            if fid in self.marks:
+                return self.marks[fid]
+        return None
+
+    def _gutter(self, mark: Mark | None, row_style: Style) -> list[Segment]:
+        if mark is None:
+            return [Segment(" " * GUTTER, row_style.rich_style)]
+        return [
+            Segment(mark.severity, (row_style + self._style(mark.severity_class)).rich_style),
+            Segment(mark.decision, (row_style + self._style(mark.decision_class)).rich_style),
+        ]
+
+    def _segments(self, content: Content, style: Style) -> list[Segment]:
+        return [
+            Segment(text, (style + text_style).rich_style)
+            for text, text_style in content.render(style, end="", parse_style=self._get_style)
+        ]

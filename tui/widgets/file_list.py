@@ -1,0 +1,111 @@
+"""The file list: every CUDA/Python file with its state and counts, a filter box with fuzzy search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.fuzzy import Matcher
+from textual.message import Message
+from textual.widgets import Input, OptionList
+from textual.widgets.option_list import Option
+
+
+@dataclass(frozen=True)
+class FileItem:
+    """One row of the list. `symbol` and `state` make the state readable without colour."""
+
+    rel: str
+    state: str      # untranslated / translated / findings / reviewed / written / committed / stale
+    symbol: str     # one cell: " " untranslated, "·" translated, "!" findings, "✓" reviewed, ...
+    counts: str     # e.g. "2/5" (decided/total findings) or "" when none
+
+
+class FileList(Vertical):
+    """Filter input over an OptionList of files; posts FileChosen when a file is picked."""
+
+    DEFAULT_CSS = """
+    FileList { width: 34; }
+    FileList > Input { height: 3; }
+    FileList > OptionList { height: 1fr; }
+    """
+
+    class FileChosen(Message):
+        def __init__(self, rel: str) -> None:
+            super().__init__()
+            self.rel = rel
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: list[FileItem] = []
+        self.current: str | None = None
+        self.query_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter files (fuzzy)", id="file-filter")
+        yield OptionList(id="file-options")
+
+    @property
+    def options(self) -> OptionList:
+        return self.query_one("#file-options", OptionList)
+
+    def set_items(self, items: Sequence[FileItem], current: str | None) -> None:
+        self.items = list(items)
+        self.current = current
+        self._rebuild()
+
+    def visible(self) -> list[FileItem]:
+        if not self.query_text:
+            return list(self.items)
+        matcher = Matcher(self.query_text)
+        scored = [(matcher.match(it.rel), i, it) for i, it in enumerate(self.items)]
+        return [it for score, _, it in sorted(scored, key=lambda t: (-t[0], t[1])) if score > 0]
+
+    def _label(self, item: FileItem) -> Content:
+        marker = "▶" if item.rel == self.current else " "
+        counts = f" {item.counts}" if item.counts else ""
+        return Content.assemble(
+            (f"{marker}{item.symbol} ", f"$text-{_state_colour(item.state)}"),
+            item.rel,
+            (counts, "$text-muted"),
+            (f" {item.state}", "$text-muted italic"),
+        )
+
+    def _rebuild(self) -> None:
+        options = self.options
+        shown = self.visible()
+        options.set_options(Option(self._label(it), id=it.rel) for it in shown)
+        for i, it in enumerate(shown):
+            if it.rel == self.current:
+                options.highlighted = i
+                break
+
+    @on(Input.Changed, "#file-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value.strip()
+        self._rebuild()
+
+    @on(Input.Submitted, "#file-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        shown = self.visible()
+        if shown:
+            self.post_message(self.FileChosen(shown[0].rel))
+
+    @on(OptionList.OptionSelected, "#file-options")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.post_message(self.FileChosen(event.option.id))
+
+
+def _state_colour(state: str) -> str:
+    return {
+        "findings": "warning",
+        "stale": "error",
+        "reviewed": "success",
+        "written": "success",
+        "committed": "primary",
+    }.get(state, "muted")

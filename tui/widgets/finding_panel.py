@@ -1,0 +1,136 @@
+"""The findings panel: the finding under the cursor, its rule and explanation, and the proposed fix
+in the chosen style shown as its own small diff."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from hipport.engine.edits import Edit, apply_edits, line_starts
+
+SEVERITY_SYMBOL = {"wrong-result": "W", "compile-error": "C", "performance": "P"}
+SEVERITY_CLASS = {"wrong-result": "error", "compile-error": "warning", "performance": "secondary"}
+
+
+@dataclass(frozen=True)
+class PanelData:
+    finding: Any                # hipport.engine.model.Finding
+    rule_title: str
+    explanation: str
+    decision: str               # "undecided" | "accepted" | "rejected" | "stale"
+    style: str                  # "wave64" | "portable"
+    group_size: int             # findings that change together with this one
+    source_text: str
+    fix_edits: Sequence[Edit]
+    fix_summary: str
+    position: str               # "3/7"
+
+
+def fix_preview(text: str, edits: Sequence[Edit], context: int = 0) -> list[tuple[str, str]]:
+    """(-|+|' ', line) pairs: each region of `text` touched by `edits`, before and after."""
+    if not edits:
+        return []
+    starts = line_starts(text)
+
+    def line_of(offset: int) -> int:
+        lo, hi = 0, len(starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    regions: list[list[int]] = []
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        a = max(0, line_of(e.start) - context)
+        b = min(len(starts) - 1, line_of(max(e.start, e.end - 1) if e.end > e.start else e.start) + context)
+        if regions and a <= regions[-1][1] + 1:
+            regions[-1][1] = max(regions[-1][1], b)
+        else:
+            regions.append([a, b])
+    out: list[tuple[str, str]] = []
+    for a, b in regions:
+        lo = starts[a]
+        hi = starts[b + 1] if b + 1 < len(starts) else len(text)
+        local = [
+            Edit(e.start - lo, e.end - lo, e.replacement, e.rule, e.note)
+            for e in edits
+            if lo <= e.start and e.end <= hi
+        ]
+        old = text[lo:hi]
+        new = apply_edits(old, local)
+        if out:
+            out.append((" ", "⋯"))
+        out.extend(("-", line) for line in old.rstrip("\n").split("\n"))
+        out.extend(("+", line) for line in new.rstrip("\n").split("\n"))
+    return out
+
+
+class FindingPanel(VerticalScroll):
+    """Shows one finding; empty text when the file has none."""
+
+    DEFAULT_CSS = """
+    FindingPanel { height: 12; }
+    FindingPanel > Static { width: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.data: PanelData | None = None
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(id="finding-body")
+
+    def show(self, data: PanelData | None, empty_message: str = "No warp findings in this file.") -> None:
+        self.data = data
+        body = self.query_one("#finding-body", Static)
+        if data is None:
+            self.border_title = "Finding"
+            body.update(Content(empty_message))
+            return
+        f = data.finding
+        severity = str(getattr(f.severity, "value", f.severity))
+        symbol = SEVERITY_SYMBOL.get(severity, "?")
+        colour = SEVERITY_CLASS.get(severity, "muted")
+        self.border_title = f"Finding {data.position}"
+        decision_symbol = {"accepted": "✓", "rejected": "✗", "stale": "~"}.get(data.decision, "?")
+        parts: list[Content] = [
+            Content.assemble(
+                (f"[{symbol}] {severity}", f"bold $text-{colour}"),
+                "  ",
+                (f"{f.rule}", "bold"),
+                f" {data.rule_title}",
+                "  ",
+                (f"line {f.line}:{f.col}", "$text-muted"),
+                "  ",
+                (f"{decision_symbol} {data.decision}", "bold"),
+                ("" if f.confidence == "high" else f"  confidence: {f.confidence}", "$text-muted"),
+            ),
+            Content(f.message),
+        ]
+        if data.explanation:
+            parts.append(Content.styled(data.explanation.strip(), "$text-muted"))
+        if data.group_size > 1:
+            parts.append(
+                Content.styled(
+                    f"Fix group: {data.group_size} findings change together (y/n decide the whole group).",
+                    "italic",
+                )
+            )
+        if data.fix_edits:
+            parts.append(
+                Content.assemble(("Fix ", "bold"), (f"[{data.style}]", "bold $text-accent"), f" {data.fix_summary}")
+            )
+            for sign, line in fix_preview(data.source_text, data.fix_edits):
+                style = {"-": "$text-error", "+": "$text-success"}.get(sign, "$text-muted")
+                parts.append(Content.styled(f"{sign} {line}", style))
+        else:
+            parts.append(Content.styled(f"No automatic {data.style} fix: this needs a person.", "italic"))
+        body.update(Content("\n").join(parts))

@@ -1,0 +1,232 @@
+"""Project configuration: `[tool.hipport]` in the project's pyproject.toml, else `.hipport.toml`.
+
+Example (pyproject.toml; in .hipport.toml the same keys sit at top level, tables without `tool.hipport.`):
+
+    [tool.hipport]
+    output_mode = "sibling"        # "in-place" | "sibling" | "folder"
+    output_folder = "hip"          # folder mode: the tree is mirrored under <root>/hip
+    fix_style = "wave64"           # "wave64" | "portable"
+    rocm = "7.0"                   # or [7, 0]
+    archs = ["gfx942"]
+    launch_syntax = "chevron"      # "chevron" | "ggl"
+    theme = "hipport-dark"
+    include = ["src/**"]           # globs of files to review (default: every CUDA/C++/Python file)
+    exclude = ["third_party/**"]
+
+    [tool.hipport.keymap]          # Textual binding id -> keys (App.set_keymap)
+    "hunk.accept" = "y,a"
+
+    [tool.hipport.run]             # read by the toolchain code, passed through untouched
+    command = "make run"
+
+Keys may be written with `-` or `_`. Unknown keys and bad values raise ConfigError with one line that
+names the file and the key. The output location can never point outside the project root.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from .model import FixStyle
+
+OutputMode = Literal["in-place", "sibling", "folder"]
+OUTPUT_MODES: tuple[str, ...] = ("in-place", "sibling", "folder")
+LAUNCH_SYNTAXES: tuple[str, ...] = ("chevron", "ggl")
+# folders hipport itself owns or that must never receive output
+RESERVED_FOLDERS = frozenset({".git", ".hipport"})
+
+
+class ConfigError(Exception):
+    """A configuration hipport will not use; the message is one line naming file and key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings for one project. Frozen: derive changed copies with `config.replace(...)`."""
+
+    output_mode: OutputMode = "sibling"  # sibling: gemm.cu -> gemm.hip, matmul_cuda.py -> matmul_hip.py
+    output_folder: str = "hip"           # folder mode: mirror of the tree under root/<output_folder>
+    fix_style: FixStyle = FixStyle.WAVE64
+    rocm: tuple[int, int] = (7, 0)
+    archs: tuple[str, ...] = ("gfx942",)
+    launch_syntax: str = "chevron"
+    theme: str = "hipport-dark"
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys (Textual App.set_keymap)
+    run: dict[str, object] = field(default_factory=dict)  # [tool.hipport.run], read by the toolchain code
+    include: tuple[str, ...] = ()  # globs of files to review (default: all CUDA/C++/Python files)
+    exclude: tuple[str, ...] = ()
+    origin: str | None = field(default=None, compare=False)  # file the settings came from, for messages
+
+    def replace(self, **changes: Any) -> Config:
+        """A copy with `changes` applied and validated (raises ConfigError)."""
+        raw = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "origin"}
+        raw.update(changes)
+        return _validate(raw, self.origin or "<settings>")
+
+
+def load_config(root: Path) -> Config:
+    """Read the settings of the project at `root`.
+
+    `[tool.hipport]` in root/pyproject.toml wins; without it, root/.hipport.toml is read (its keys at top
+    level, or under `[tool.hipport]`). Neither present: defaults. Raises ConfigError (one line).
+    """
+    root = Path(root)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        data = _read_toml(pyproject)
+        table = data.get("tool", {}).get("hipport") if isinstance(data.get("tool"), dict) else None
+        if table is not None:
+            if not isinstance(table, dict):
+                raise ConfigError(f"{pyproject}: [tool.hipport] must be a table")
+            return _validate(table, f"{pyproject} [tool.hipport]")
+    dotfile = root / ".hipport.toml"
+    if dotfile.is_file():
+        data = _read_toml(dotfile)
+        tool = data.get("tool")
+        if set(data) == {"tool"} and isinstance(tool, dict) and isinstance(tool.get("hipport"), dict):
+            data = tool["hipport"]
+        return _validate(data, str(dotfile))
+    return Config()
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML ({e})") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read ({e.strerror or e})") from None
+
+
+_ALIASES = {f.name.replace("_", "-"): f.name for f in fields(Config)}
+
+
+def _validate(table: Mapping[str, Any], where: str) -> Config:
+    values: dict[str, Any] = {}
+    known = {f.name for f in fields(Config)} - {"origin"}
+    for key, value in table.items():
+        name = _ALIASES.get(key, key)
+        if name not in known:
+            hint = ", ".join(sorted(k.replace("_", "-") for k in known))
+            raise ConfigError(f"{where}: unknown key {key!r} (known: {hint})")
+        if name in values:
+            raise ConfigError(f"{where}: key {key!r} given twice")
+        values[name] = _CHECKS[name](value, f"{where}: {key}")
+    cfg = Config(**values, origin=where)
+    check_output_folder(cfg.output_folder, f"{where}: output_folder")
+    return cfg
+
+
+def _str(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{what} must be a string, not {type(value).__name__}")
+    return value
+
+
+def _choice(options: tuple[str, ...]) -> Any:
+    def check(value: Any, what: str) -> str:
+        s = _str(value, what)
+        if s not in options:
+            raise ConfigError(f"{what} must be one of {', '.join(options)}, not {s!r}")
+        return s
+
+    return check
+
+
+def _fix_style(value: Any, what: str) -> FixStyle:
+    s = _choice(tuple(x.value for x in FixStyle))(value, what)
+    return FixStyle(s)
+
+
+def _rocm(value: Any, what: str) -> tuple[int, int]:
+    if isinstance(value, str | float) and not isinstance(value, bool):
+        m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", str(value))
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    elif isinstance(value, list | tuple) and len(value) == 2 and all(
+        isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in value
+    ):
+        return int(value[0]), int(value[1])
+    raise ConfigError(f"{what} must be a version like \"7.0\" or [7, 0], not {value!r}")
+
+
+def _str_tuple(value: Any, what: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(isinstance(x, str) and x for x in value):
+        raise ConfigError(f"{what} must be a list of non-empty strings")
+    return tuple(value)
+
+
+def _archs(value: Any, what: str) -> tuple[str, ...]:
+    archs = _str_tuple(value, what)
+    for a in archs:
+        if not re.fullmatch(r"gfx[0-9a-f]{3,5}(:[a-z+-:]+)?", a):
+            raise ConfigError(f"{what}: {a!r} is not an AMD GPU architecture (e.g. gfx942, gfx90a)")
+    if not archs:
+        raise ConfigError(f"{what} must name at least one architecture")
+    return archs
+
+
+def _keymap(value: Any, what: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items()
+    ):
+        raise ConfigError(f"{what} must be a table of binding id = \"keys\" strings")
+    return dict(value)
+
+
+def _run(value: Any, what: str) -> dict[str, object]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{what} must be a table")
+    return dict(value)
+
+
+def _theme(value: Any, what: str) -> str:
+    s = _str(value, what)
+    if not s.strip():
+        raise ConfigError(f"{what} must not be empty")
+    return s
+
+
+_CHECKS: dict[str, Any] = {
+    "output_mode": _choice(OUTPUT_MODES),
+    "output_folder": _str,
+    "fix_style": _fix_style,
+    "rocm": _rocm,
+    "archs": _archs,
+    "launch_syntax": _choice(LAUNCH_SYNTAXES),
+    "theme": _theme,
+    "keymap": _keymap,
+    "run": _run,
+    "include": _str_tuple,
+    "exclude": _str_tuple,
+}
+
+
+def check_output_folder(folder: str, what: str = "output_folder") -> PurePosixPath:
+    """The output folder as a clean relative path; ConfigError if it could land outside the root."""
+    if not folder or not folder.strip():
+        raise ConfigError(f"{what} must not be empty")
+    if "\\" in folder or "\x00" in folder:
+        raise ConfigError(f"{what} {folder!r}: use '/' separators")
+    p = PurePosixPath(folder)
+    if p.is_absolute() or (len(folder) > 1 and folder[1] == ":"):
+        raise ConfigError(f"{what} {folder!r} must be relative to the project root")
+    parts = [x for x in p.parts if x not in ("", ".")]
+    if not parts:
+        raise ConfigError(f"{what} {folder!r} would be the project root itself; use output_mode = \"in-place\"")
+    if ".." in parts:
+        raise ConfigError(f"{what} {folder!r} must stay inside the project root (no '..')")
+    if parts[0] in RESERVED_FOLDERS:
+        raise ConfigError(f"{what} {folder!r} is reserved for git/hipport")
+    return PurePosixPath(*parts)
+
+
+__all__ = ["OUTPUT_MODES", "Config", "ConfigError", "OutputMode", "check_output_folder", "load_config"]

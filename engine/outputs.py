@@ -1,0 +1,70 @@
+"""Where the HIP result of a reviewed file goes (config.output_mode).
+
+- "in-place": over the original file (hipport keeps a copy of the original under .hipport/originals/).
+- "sibling":  beside it, named the way PyTorch's cpp_extension hipify names files, so build scripts that
+  already know that convention keep working: `.cu` -> `.hip`, "cuda"/"CUDA" in the name -> "hip"/"HIP",
+  and when the name would not change otherwise `_hip` is appended to the stem:
+  gemm.cu -> gemm.hip, matmul_cuda.py -> matmul_hip.py, gemm.cuh -> gemm_hip.cuh, util.h -> util_hip.h.
+- "folder":   the same relative path and name under <root>/<output_folder> (a mirror of the tree, so
+  includes between files keep resolving; hipcc compiles `.cu` files as HIP).
+
+Every output lies inside the project root, or ConfigError is raised.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from .config import Config, ConfigError, check_output_folder
+from .fsutil import is_inside
+
+
+def clean_rel(rel: str) -> PurePosixPath:
+    """A project-relative path in posix form; ConfigError if absolute or climbing out with '..'."""
+    p = PurePosixPath(rel.replace("\\", "/"))
+    parts = [x for x in p.parts if x not in ("", ".")]
+    if p.is_absolute() or not parts or ".." in parts:
+        raise ConfigError(f"{rel!r} is not a path inside the project")
+    return PurePosixPath(*parts)
+
+
+def sibling_name(name: str) -> str:
+    """gemm.cu -> gemm.hip, matmul_cuda.py -> matmul_hip.py, util.h -> util_hip.h."""
+    p = PurePosixPath(name)
+    stem, ext = p.stem, p.suffix
+    new_ext = ".hip" if ext.lower() == ".cu" else ext
+    new_stem = stem.replace("cuda", "hip").replace("CUDA", "HIP").replace("Cuda", "Hip")
+    if new_stem + new_ext == name:
+        new_stem += "_hip"
+    return new_stem + new_ext
+
+
+def output_rel(config: Config, rel: str) -> str:
+    """The output's path relative to the root, posix form."""
+    r = clean_rel(rel)
+    if config.output_mode == "in-place":
+        out = r
+    elif config.output_mode == "sibling":
+        out = r.with_name(sibling_name(r.name))
+    elif config.output_mode == "folder":
+        out = check_output_folder(config.output_folder) / r
+    else:  # pragma: no cover - Config validates the mode
+        raise ConfigError(f"unknown output_mode {config.output_mode!r}")
+    return out.as_posix()
+
+
+def output_path(config: Config, root: Path, rel: str) -> Path:
+    """Absolute path of the HIP result for `rel`; always inside `root` (ConfigError otherwise,
+    e.g. when a symlinked folder on the way leads out of the project)."""
+    root = Path(root)
+    out = root / output_rel(config, rel)
+    if not is_inside(out, root):
+        raise ConfigError(f"output for {rel} would be {out}, outside the project root {root}")
+    return out
+
+
+def output_folder_rel(config: Config) -> str | None:
+    """The folder that holds outputs in folder mode (to leave out of the tree walk), else None."""
+    if config.output_mode != "folder":
+        return None
+    return check_output_folder(config.output_folder).as_posix()

@@ -135,6 +135,7 @@ class Mapping:
         self._headers: dict[str, HeaderEntry] | None = None
         self._macros: dict[str, MacroEntry] | None = None if macros is None else {m.cuda: m for m in macros}
         self._namespaces: dict[str, int] = doc["namespaces"]  # type: ignore[assignment]
+        self._overrides: dict[str, ApiEntry] = {e.cuda: e for e in _read_overrides()}
 
     def _col(self, name: str) -> list[str]:
         """One column's cells, split from the stored newline-joined string on first use."""
@@ -168,7 +169,12 @@ class Mapping:
         return e
 
     def lookup(self, name: str) -> ApiEntry | None:
-        """The entry for a CUDA name, or None. `ns::Name` resolves through a renamed namespace."""
+        """The entry for a CUDA name, or None. `ns::Name` resolves through a renamed namespace.
+
+        Hand-kept corrections (overrides.tsv: warp-sync builtins newer than the table snapshot) win."""
+        o = self._overrides.get(name)
+        if o is not None:
+            return o
         i = self._index.get(name)
         if i is not None:
             return self._entry(i)
@@ -193,13 +199,13 @@ class Mapping:
 
     @functools.cached_property
     def _names(self) -> frozenset[str]:
-        return frozenset(self._index)
+        return frozenset(self._index) | frozenset(self._overrides)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._index
+        return name in self._index or name in self._overrides
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._names)
 
     def header(self, cuda_header: str) -> HeaderEntry | None:
         """The HIP header for a CUDA header name as written in #include (e.g. "cuda_runtime.h")."""
@@ -237,6 +243,32 @@ class Mapping:
     def version_at_least(v: str, target: tuple[int, ...]) -> bool:
         """True when a HIP version string `v` is available in ROCm `target` (see module doc)."""
         return version_at_least(target, v)
+
+
+def _read_tsv(name: str) -> list[dict[str, str]]:
+    """Rows of a small hand-kept TSV beside this file (# comments; first row is the header)."""
+    with open(os.path.join(_HERE, name), encoding="utf-8") as f:
+        text = f.read()
+    rows: list[dict[str, str]] = []
+    header: list[str] | None = None
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if header is None:
+            header = cells
+            continue
+        rows.append(dict(zip(header, cells, strict=True)))
+    return rows
+
+
+def _read_overrides() -> tuple[ApiEntry, ...]:
+    return tuple(
+        ApiEntry(cuda=r["cuda"], hip=r["hip"], roc="", family="device", kind="function", status="supported",
+                 hip_added=r["hip_added"], hip_deprecated="", hip_removed="", experimental="",
+                 section="Device Functions (overrides.tsv: " + r["note"] + ")")
+        for r in _read_tsv("overrides.tsv")
+    )
 
 
 def _read_macros() -> tuple[MacroEntry, ...]:

@@ -1,0 +1,243 @@
+"""Kernel launches: `k<<<grid, block[, shmem[, stream]]>>>(args)` -> `hipLaunchKernelGGL(...)`.
+
+The output follows hipify-clang: `hipLaunchKernelGGL(kernel, dim3(grid), dim3(block), shmem, stream,
+args...)` with `0, 0` for omitted launch arguments and `HIP_KERNEL_NAME(k<T>)` for kernels named with
+explicit template arguments. Only the punctuation between the pieces is rewritten, so renames of
+identifiers inside the pieces stay separate, non-overlapping edits. A launch written inside a
+`#define` body is rewritten in the body (the macro's parameters need no expansion to be moved);
+a launch split between a macro and its call site (`k KERNEL_ARGS(g, b)(x)`) is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .edits import Edit
+from .lexer import IDENT, KEYWORD, PUNCT, Tokens
+from .translate_tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {")", "]", "}"}
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchProblem:
+    start: int
+    end: int
+    message: str
+
+
+def _sp(toks: Tokens, i: int) -> str:
+    return toks.text[toks.starts[i] : toks.ends[i]]
+
+
+def _match_forward(toks: Tokens, i: int, limit: int) -> int:
+    """Index of the bracket closing the one at i, or -1 (stops at `;` outside brackets)."""
+    depth = 0
+    for j in range(i, limit):
+        if toks.kinds[j] != PUNCT:
+            continue
+        s = _sp(toks, j)
+        if s in _OPEN:
+            depth += 1
+        elif s in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return j
+        elif s == ";" and depth <= 1:
+            return -1
+    return -1
+
+
+def _kernel_name_start(toks: Tokens, i: int, lo: int) -> tuple[int, bool] | None:
+    """Walk back from token i (the last token of the kernel expression). Returns (first token
+    index, has explicit template arguments) or None when it is not a name we can move."""
+    templated = False
+    j = i
+    while True:
+        if toks.kinds[j] == PUNCT and _sp(toks, j) in (">", ">>"):
+            depth = 0
+            k = j
+            while k >= lo:
+                t = _sp(toks, k) if toks.kinds[k] == PUNCT else ""
+                if t == ">":
+                    depth += 1
+                elif t == ">>":
+                    depth += 2
+                elif t == "<":
+                    depth -= 1
+                elif t in (";", "{", "}"):
+                    return None
+                if depth == 0:
+                    break
+                k -= 1
+            if k < lo or depth != 0:
+                return None
+            templated = True
+            j = k - 1
+            if j < lo:
+                return None
+        if toks.kinds[j] != IDENT:
+            if toks.kinds[j] == PUNCT and _sp(toks, j) == ")":
+                # a parenthesised kernel expression: (kernel) or (*fp)
+                depth = 0
+                k = j
+                while k >= lo:
+                    t = _sp(toks, k) if toks.kinds[k] == PUNCT else ""
+                    if t == ")":
+                        depth += 1
+                    elif t == "(":
+                        depth -= 1
+                        if depth == 0:
+                            return k, templated
+                    k -= 1
+            return None
+        start = j
+        # qualified names: ns::k, ::k, a::template k<T>
+        if j - 1 >= lo and toks.kinds[j - 1] == KEYWORD and _sp(toks, j - 1) == "template":
+            j -= 1
+            start = j
+        if j - 1 >= lo and toks.kinds[j - 1] == PUNCT and _sp(toks, j - 1) == "::":
+            start = j - 1
+            if j - 2 >= lo and (toks.kinds[j - 2] == IDENT or _sp(toks, j - 2) in (">", ">>")):
+                j -= 2
+                continue
+        return start, templated
+
+
+def _split_top_level(toks: Tokens, lo: int, hi: int) -> list[tuple[int, int]] | None:
+    """Token index ranges [a, b) of the comma-separated pieces between lo and hi."""
+    pieces: list[tuple[int, int]] = []
+    depth = 0
+    a = lo
+    for j in range(lo, hi):
+        if toks.kinds[j] != PUNCT:
+            continue
+        s = _sp(toks, j)
+        if s in _OPEN:
+            depth += 1
+        elif s in _CLOSE:
+            depth -= 1
+        elif s == "," and depth == 0:
+            pieces.append((a, j))
+            a = j + 1
+    pieces.append((a, hi))
+    if any(b <= a for a, b in pieces):
+        return None
+    return pieces
+
+
+def _no_newline(text: str, a: int, b: int) -> bool:
+    seg = text[a:b]
+    return "\n" not in seg and "\r" not in seg
+
+
+def launch_edits(
+    toks: Tokens, directive_of: list[int], directive_names: dict[int, str]
+) -> tuple[list[Edit], list[LaunchProblem]]:
+    """Edits turning every `<<<...>>>` launch into hipLaunchKernelGGL, and launches it cannot move.
+
+    `directive_of[i]` is the index of the directive holding token i (-1 outside directives);
+    a launch must lie wholly in code or wholly in one `#define` body.
+    """
+    text = toks.text
+    edits: list[Edit] = []
+    problems: list[LaunchProblem] = []
+    n = len(toks)
+    for i in range(n):
+        if toks.kinds[i] != PUNCT or _sp(toks, i) != "<<<":
+            continue
+        d = directive_of[i]
+        if d >= 0 and directive_names.get(d) != "define":
+            continue
+        lo = 0
+        hi = n
+        if d >= 0:
+            lo = d
+            hi = d
+            while hi < n and directive_of[hi] == d:
+                hi += 1
+        else:
+            # code: the launch may not reach into a directive
+            lo = i
+            while lo > 0 and directive_of[lo - 1] < 0:
+                lo -= 1
+            hi = i
+            while hi < n and directive_of[hi] < 0:
+                hi += 1
+        close = -1
+        depth = 0
+        for j in range(i + 1, hi):
+            if toks.kinds[j] != PUNCT:
+                continue
+            s = _sp(toks, j)
+            if s in _OPEN:
+                depth += 1
+            elif s in _CLOSE:
+                depth -= 1
+            elif s == ">>>" and depth == 0:
+                close = j
+                break
+            elif s == ";" and depth == 0:
+                break
+        where = (toks.starts[i], toks.ends[i])
+        if close < 0 or close + 1 >= hi or _sp(toks, close + 1) != "(":
+            problems.append(LaunchProblem(*where, "kernel launch split across a macro and its use (or malformed); "
+                                          "rewrite it as hipLaunchKernelGGL by hand"))
+            continue
+        paren_close = _match_forward(toks, close + 1, hi)
+        if paren_close < 0:
+            problems.append(LaunchProblem(*where, "kernel launch arguments not closed before the end of the "
+                                          "statement or macro; rewrite it by hand"))
+            continue
+        if i - 1 < lo:
+            problems.append(LaunchProblem(*where, "kernel launch without a visible kernel name (macro argument "
+                                          "split?); rewrite it by hand"))
+            continue
+        name = _kernel_name_start(toks, i - 1, lo)
+        cfg = _split_top_level(toks, i + 1, close)
+        if name is None or cfg is None or not 2 <= len(cfg) <= 4:
+            problems.append(LaunchProblem(*where, "kernel launch with an unusual kernel expression or launch "
+                                          "configuration; rewrite it as hipLaunchKernelGGL by hand"))
+            continue
+        ns, templated = name
+        st = toks.starts
+        en = toks.ends
+        name_end = en[i - 1]
+        out: list[Edit] = []
+        head = LAUNCH_MACRO + "(" + (TEMPLATE_KERNEL_WRAPPER + "(" if templated else "")
+        out.append(Edit(st[ns], st[ns], head, "launch"))
+        # grid and block are wrapped in dim3(...) unless written as dim3(...) already
+        wrap = [not (_sp(toks, a) == "dim3" and a + 1 < b and _sp(toks, a + 1) == "("
+                     and _match_forward(toks, a + 1, b) == b - 1) for a, b in cfg[:2]]
+        open_repl = (")" if templated else "") + ", " + ("dim3(" if wrap[0] else "")
+        if _no_newline(text, name_end, st[cfg[0][0]]):
+            out.append(Edit(name_end, st[cfg[0][0]], open_repl, "launch"))
+        elif _no_newline(text, name_end, en[i]):
+            out.append(Edit(name_end, en[i], open_repl, "launch"))
+        else:
+            out.append(Edit(st[i], en[i], open_repl, "launch"))
+        for k in range(len(cfg) - 1):
+            a_end = en[cfg[k][1] - 1]
+            comma = cfg[k][1]
+            b_start = st[cfg[k + 1][0]]
+            if k == 0:
+                repl = (")" if wrap[0] else "") + ", " + ("dim3(" if wrap[1] else "")
+            else:
+                repl = (")" if k == 1 and wrap[1] else "") + ", "
+            if _no_newline(text, a_end, b_start):
+                out.append(Edit(a_end, b_start, repl, "launch"))
+            else:
+                out.append(Edit(st[comma], en[comma], repl.rstrip(), "launch"))
+        last_end = en[cfg[-1][1] - 1]
+        tail = {2: (")" if wrap[1] else "") + ", 0, 0", 3: ", 0", 4: ""}[len(cfg)]
+        has_args = paren_close > close + 2
+        if has_args and _no_newline(text, last_end, st[close + 2]):
+            out.append(Edit(last_end, st[close + 2], tail + ", ", "launch"))
+        elif _no_newline(text, last_end, en[close + 1]):
+            out.append(Edit(last_end, en[close + 1], tail + (", " if has_args else ""), "launch"))
+        else:
+            out.append(Edit(st[close], en[close], tail, "launch"))
+            out.append(Edit(st[close + 1], en[close + 1], ", " if has_args else "", "launch"))
+        edits.extend(out)
+    return edits, problems

@@ -1,0 +1,246 @@
+"""Python files: the CUDA held in strings is translated; the Python itself is only reported on.
+
+- `torch.cuda` is PyTorch's ROCm API too (device strings stay "cuda", `torch.cuda.is_available()`
+  stays; ROCm is told apart by `torch.version.hip`), so no Python identifier is ever renamed.
+- CUDA C++ in string literals given to `torch.utils.cpp_extension.load_inline` (cpp_sources,
+  cuda_sources) and CuPy `RawKernel` / `RawModule` (code) is translated in place, also when the call
+  names a variable assigned a string (or list of strings) elsewhere in the module.
+- nvcc-only flags in `extra_cuda_cflags`, `CUDA_VISIBLE_DEVICES`, and hard-coded device ordinals
+  ("cuda:1", `.cuda(1)`, `set_device(1)`) are reported.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from typing import Any
+
+from .model import Report, ReportKind, Translation, TranslationMode
+from .source import Source
+
+# nvcc flag (prefix) -> what to use with hipcc. Checked against hipcc/amdclang option names.
+NVCC_FLAGS: dict[str, str] = {
+    "-arch": "use --offload-arch=gfx942 (MI300; gfx90a MI200, gfx950 MI350)",
+    "--gpu-architecture": "use --offload-arch=gfx942 (MI300; gfx90a MI200, gfx950 MI350)",
+    "-gencode": "use one --offload-arch=gfxNNN per target GPU",
+    "--generate-code": "use one --offload-arch=gfxNNN per target GPU",
+    "-code": "use --offload-arch=gfxNNN",
+    "--use_fast_math": "use -ffast-math",
+    "-use_fast_math": "use -ffast-math",
+    "--expt-relaxed-constexpr": "not needed: clang allows constexpr host functions in device code",
+    "--expt-extended-lambda": "not needed: clang supports __device__ lambdas",
+    "--extended-lambda": "not needed: clang supports __device__ lambdas",
+    "-lineinfo": "use -gline-tables-only",
+    "--generate-line-info": "use -gline-tables-only",
+    "-Xptxas": "PTX assembler options have no hipcc meaning; drop (see -Rpass-analysis=kernel-resource-usage)",
+    "--ptxas-options": "PTX assembler options have no hipcc meaning; drop (see -Rpass-analysis=kernel-resource-usage)",
+    "-maxrregcount": "no hipcc flag: bound registers with __launch_bounds__ in the source",
+    "--maxrregcount": "no hipcc flag: bound registers with __launch_bounds__ in the source",
+    "-Xcompiler": "pass the host-compiler option directly (hipcc is clang)",
+    "--compiler-options": "pass the host-compiler option directly (hipcc is clang)",
+    "-rdc": "use -fgpu-rdc",
+    "--relocatable-device-code": "use -fgpu-rdc",
+    "--default-stream": "use -fgpu-default-stream=per-thread",
+    "-G": "use -g (device debug info)",
+    "--device-debug": "use -g (device debug info)",
+    "--resource-usage": "use -Rpass-analysis=kernel-resource-usage",
+    "-keep": "use -save-temps",
+    "--keep": "use -save-temps",
+    "-ccbin": "no hipcc meaning (hipcc is the host compiler too); drop",
+    "--compiler-bindir": "no hipcc meaning (hipcc is the host compiler too); drop",
+    "--threads": "drop (or use -parallel-jobs=N for several offload targets)",
+    "-t": "drop (or use -parallel-jobs=N for several offload targets)",
+}
+
+_INLINE_FUNCS = {"load_inline": (("cpp_sources", 1), ("cuda_sources", 2)),
+                 "RawKernel": (("code", 0),), "RawModule": (("code", 0),)}
+_ORDINAL_STR = re.compile(r"^cuda:(\d+)$")
+_PREFIX = re.compile(r"^([rRbBuUfF]*)('''|\"\"\"|'|\")")
+
+
+@dataclass
+class _StrTok:
+    start: int  # str offsets of the whole literal token
+    end: int
+    prefix: str
+    quote: str
+
+
+def _func_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def translate_python(source: Source, options: Any) -> Translation:
+    from .translate import translate_text
+
+    text = source.text
+    reports: list[Report] = []
+    edits = []
+    stats: dict[str, int] = {"lines": len(source.line_starts)}
+
+    def rep(kind: ReportKind, name: str, s: int, e: int, msg: str) -> None:
+        line, col = source.line_col(s)
+        reports.append(Report(kind, name, s, e, line, col, msg))
+
+    try:
+        tree = ast.parse(text.replace("\r\n", "\n") if "\r" in text else text)
+    except SyntaxError as err:
+        rep(ReportKind.INFO, "python", 0, 0, f"not valid Python ({err.msg}, line {err.lineno}); left unchanged")
+        return Translation(source, (), tuple(reports), TranslationMode.TOKENS, stats)
+
+    # line starts as ast/tokenize count lines (\n, \r\n, \r all end a line for both)
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln))
+
+    def off(lineno: int, col_bytes: int) -> int:
+        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
+        return starts[lineno - 1] + len(line.encode("utf-8")[:col_bytes].decode("utf-8", errors="ignore"))
+
+    strtoks = _string_tokens(text, starts)
+
+    assigns: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    assigns.setdefault(t.id, []).append(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            assigns.setdefault(node.target.id, []).append(node.value)
+
+    def str_nodes(e: ast.expr, depth: int = 0) -> list[ast.Constant]:
+        if depth > 5:
+            return []
+        if isinstance(e, ast.Constant) and isinstance(e.value, str):
+            return [e]
+        if isinstance(e, (ast.List, ast.Tuple)):
+            return [c for x in e.elts for c in str_nodes(x, depth + 1)]
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+            return str_nodes(e.left, depth + 1) + str_nodes(e.right, depth + 1)
+        if isinstance(e, ast.Name):
+            return [c for v in assigns.get(e.id, []) for c in str_nodes(v, depth + 1)]
+        return []
+
+    code_nodes: dict[int, ast.Constant] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            fname = _func_name(node.func)
+            if fname in _INLINE_FUNCS:
+                for kw_name, pos in _INLINE_FUNCS[fname]:
+                    exprs = [k.value for k in node.keywords if k.arg == kw_name]
+                    if len(node.args) > pos:
+                        exprs.append(node.args[pos])
+                    for ex in exprs:
+                        for c in str_nodes(ex):
+                            code_nodes[id(c)] = c
+            for k in node.keywords:
+                if k.arg in ("extra_cuda_cflags", "extra_compile_args", "options"):
+                    _check_flags(k.value, off, rep, assigns)
+            if fname in ("cuda", "set_device") and node.args:
+                a = node.args[0]
+                if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
+                    s = off(a.lineno, a.col_offset)
+                    rep(ReportKind.PYTHON, f"{fname}({a.value})", s, off(a.end_lineno or a.lineno, a.end_col_offset or 0),
+                        f"hard-coded device ordinal {a.value}: HIP_VISIBLE_DEVICES renumbers GPUs; "
+                        "take the ordinal from configuration")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            s = off(node.lineno, node.col_offset)
+            e = off(node.end_lineno or node.lineno, node.end_col_offset or 0)
+            if node.value == "CUDA_VISIBLE_DEVICES":
+                rep(ReportKind.PYTHON, "CUDA_VISIBLE_DEVICES", s, e,
+                    "on ROCm set HIP_VISIBLE_DEVICES (one visibility variable; setting both can mask GPUs twice)")
+            elif m := _ORDINAL_STR.match(node.value):
+                rep(ReportKind.PYTHON, node.value, s, e,
+                    f"hard-coded device ordinal {m.group(1)} (the device string 'cuda' itself is right on "
+                    "ROCm); HIP_VISIBLE_DEVICES renumbers GPUs")
+
+    lowered = 0
+    for c in code_nodes.values():
+        s = off(c.lineno, c.col_offset)
+        e = off(c.end_lineno or c.lineno, c.end_col_offset or 0)
+        for st in strtoks:
+            if st.start < s or st.end > e:
+                continue
+            if "f" in st.prefix.lower() or "b" in st.prefix.lower():
+                continue
+            body_start = st.start + len(st.prefix) + len(st.quote)
+            body_end = st.end - len(st.quote)
+            body = text[body_start:body_end]
+            lex = body if "r" in st.prefix.lower() else _mask_escapes(body)
+            out = translate_text(lex, options, source.line_col, base=body_start, cuda_file=False,
+                                 insert_runtime=False, newline=source.newline)
+            edits.extend(out.edits)
+            reports.extend(out.reports)
+            for k2, v in out.stats.items():
+                stats[k2] = stats.get(k2, 0) + v
+            lowered += 1
+    stats["embedded_sources"] = lowered
+    return Translation(source, tuple(sorted(edits, key=lambda x: (x.start, x.end))),
+                       tuple(sorted(reports, key=lambda r: (r.start, r.end))), TranslationMode.TOKENS, stats)
+
+
+def _mask_escapes(body: str) -> str:
+    """Same-length stand-in of a non-raw Python string body for the C++ lexer: `\\n` becomes a
+    real line break (so `//` comments and directives end where the C++ sees them end)."""
+    def sub(m: re.Match[str]) -> str:
+        c = m.group(1)
+        if c == "n":
+            return " \n"
+        if c in "tr":
+            return "  "
+        if c in "\"'":
+            return " " + c
+        if c in "\\\n":
+            return m.group()
+        return " " + c
+
+    return re.sub(r"\\([\s\S])", sub, body)
+
+
+def _string_tokens(text: str, starts: list[int]) -> list[_StrTok]:
+    out: list[_StrTok] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type != tokenize.STRING:
+                continue
+            (sl, sc), (el, ec) = tok.start, tok.end
+            s = starts[sl - 1] + sc
+            e = starts[el - 1] + ec
+            m = _PREFIX.match(tok.string)
+            if m:
+                out.append(_StrTok(s, e, m.group(1), m.group(2)))
+    except (tokenize.TokenError, IndentationError, IndexError):
+        pass
+    return out
+
+
+def _check_flags(value: ast.expr, off: Any, rep: Any, assigns: dict[str, list[ast.expr]]) -> None:
+    nodes: list[ast.expr] = [value]
+    if isinstance(value, ast.Name):
+        nodes = list(assigns.get(value.id, []))
+    if isinstance(value, ast.Dict):  # extra_compile_args={"nvcc": [...], "cxx": [...]}
+        nodes = [v for k, v in zip(value.keys, value.values, strict=True)
+                 if isinstance(k, ast.Constant) and k.value == "nvcc"]
+    for n in nodes:
+        elts = n.elts if isinstance(n, (ast.List, ast.Tuple)) else []
+        for el in elts:
+            if not (isinstance(el, ast.Constant) and isinstance(el.value, str)):
+                continue
+            flag = el.value.strip()
+            key = re.split(r"[= ]", flag, maxsplit=1)[0]
+            meaning = NVCC_FLAGS.get(key)
+            if meaning is None and key.startswith("-arch"):
+                meaning = NVCC_FLAGS["-arch"]
+            if meaning is None:
+                continue
+            s = off(el.lineno, el.col_offset)
+            e = off(el.end_lineno or el.lineno, el.end_col_offset or 0)
+            rep(ReportKind.PYTHON, flag, s, e, f"nvcc flag {flag!r}: {meaning}")

@@ -1,0 +1,180 @@
+"""AST mode: libclang resolves what tokens cannot (a user declaration that shares a CUDA name).
+
+Used when a clang resource directory (Debian `libclang-common-*-dev`, ROCm's llvm, or
+$HIPPORT_CLANG_RESOURCE_DIR) and CUDA headers ($CUDA_PATH, /usr/local/cuda) are found. Never
+required: without them translation runs on tokens and says so.
+
+How it parses: `-x cuda --cuda-host-only -nocudainc` with the CUDA include folder on the path and
+cuda_runtime.h pre-included (clang's own CUDA wrapper headers do not accept CUDA 13's headers:
+texture references were removed). Errors in the user's code do not stop it: only declarations
+and references in the file itself are consulted.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from .source import Source
+
+
+class SemanticError(Exception):
+    """The AST could not be built; one line."""
+
+
+def _version_key(p: str) -> tuple[int, ...]:
+    nums = re.findall(r"\d+", p)
+    return tuple(int(x) for x in nums)
+
+
+@functools.cache
+def find_resource_dir() -> str | None:
+    env = os.environ.get("HIPPORT_CLANG_RESOURCE_DIR")
+    if env:
+        return env if os.path.isdir(os.path.join(env, "include")) else None
+    cands = glob.glob("/usr/lib/llvm-*/lib/clang/*/include/__clang_cuda_builtin_vars.h")
+    cands += glob.glob("/opt/rocm*/llvm/lib/clang/*/include/__clang_cuda_builtin_vars.h")
+    if not cands:
+        return None
+    best = max(cands, key=_version_key)
+    return str(Path(best).parent.parent)
+
+
+@functools.cache
+def find_cuda_include() -> str | None:
+    for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda", "/usr"):
+        if root and os.path.isfile(os.path.join(root, "include", "cuda_runtime.h")):
+            return os.path.join(root, "include")
+    return None
+
+
+@functools.cache
+def unavailable_reason() -> str | None:
+    """None when AST mode can run, else why not (one line)."""
+    if os.environ.get("HIPPORT_NO_AST"):
+        return "disabled by HIPPORT_NO_AST"
+    if find_resource_dir() is None:
+        return "no clang resource directory (install libclang-common-15-dev, or set HIPPORT_CLANG_RESOURCE_DIR)"
+    if find_cuda_include() is None:
+        return "no CUDA headers found (set CUDA_PATH); token mode needs none"
+    try:
+        import clang.cindex  # noqa: F401
+    except ImportError:
+        return "the libclang Python package is not installed"
+    return None
+
+
+@functools.cache
+def _index() -> Any:
+    import clang.cindex as ci
+
+    return ci.Index.create()
+
+
+_DECL_KINDS = {"FUNCTION_DECL", "VAR_DECL", "TYPEDEF_DECL", "TYPE_ALIAS_DECL", "STRUCT_DECL", "CLASS_DECL",
+               "ENUM_DECL", "ENUM_CONSTANT_DECL", "UNION_DECL", "FUNCTION_TEMPLATE", "CLASS_TEMPLATE"}
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+_NOT_DECL = {"return", "else", "case", "throw", "new", "delete", "sizeof", "co_return", "co_yield", "goto",
+             "decltype", "alignof", "typeid", "do", "if", "while", "for", "switch"}
+_DECL_FOLLOW = {"(", ";", "=", ",", "[", "{", ")"}
+
+
+def declared_candidates(text: str, names: frozenset[str]) -> set[str]:
+    """CUDA names that may be declared by this file: a name after a type-like token (`int cudaFoo(`,
+    `struct cudaX {`). Calls and uses (`= cudaMalloc(`, `(cudaStream_t)`) are not candidates; when
+    there is none the AST cannot change the translation and the file is not parsed. Set
+    HIPPORT_AST_ALWAYS=1 to parse every file (benchmarks)."""
+    from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, tokenize
+
+    if os.environ.get("HIPPORT_AST_ALWAYS"):
+        return {m.group() for m in _IDENT.finditer(text)} & names
+    toks = tokenize(text)
+    kinds, starts, ends = toks.kinds, toks.starts, toks.ends
+    sig = [i for i, k in enumerate(kinds) if k != COMMENT]
+    out: set[str] = set()
+    for j in range(1, len(sig) - 1):
+        i = sig[j]
+        if kinds[i] != IDENT:
+            continue
+        name = text[starts[i] : ends[i]]
+        if name not in names:
+            continue
+        p = sig[j - 1]
+        ps = text[starts[p] : ends[p]]
+        nx = text[starts[sig[j + 1]] : ends[sig[j + 1]]]
+        if kinds[p] == LITERAL or nx not in _DECL_FOLLOW:
+            continue
+        if (kinds[p] in (IDENT, KEYWORD) and ps not in _NOT_DECL) or ps in ("*", "&", "&&", ">"):
+            out.add(name)
+    return out
+
+
+def parse_args(source: Source, options: Any) -> list[str]:
+    rd = find_resource_dir()
+    inc = find_cuda_include()
+    args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
+            "-Wno-unknown-cuda-version", "-ferror-limit=0", f"-resource-dir={rd}", f"-I{inc}",
+            "-include", "cuda_runtime.h"]
+    if source.path is not None:
+        args.append(f"-I{source.path.parent}")
+    args += [f"-I{d}" for d in getattr(options, "include_dirs", ())]
+    args += [f"-D{d}" for d in getattr(options, "defines", ())]
+    return args
+
+
+def user_declared_spans(source: Source, options: Any) -> frozenset[int]:
+    """Str offsets of identifier tokens that name a declaration made in this file although the name
+    is a CUDA API name (the file's own `cudaMemsetD8`, a struct `cudaConfig`, ...). Those are left
+    alone. Parses only when such a candidate exists: otherwise the AST cannot change anything."""
+    from .mapping import load
+
+    names = load().names()
+    text = source.text
+    cands = declared_candidates(text, names)
+    if not cands:
+        return frozenset()
+    import clang.cindex as ci
+
+    fname = str(source.path) if source.path is not None else "hipport-input.cu"
+    try:
+        tu = _index().parse(fname, args=parse_args(source, options), unsaved_files=[(fname, text)],
+                            options=ci.TranslationUnit.PARSE_INCOMPLETE)
+    except ci.TranslationUnitLoadError as e:
+        raise SemanticError(f"libclang could not parse {fname}: {e}") from None
+
+    def in_main(c: Any) -> bool:
+        f = c.location.file
+        return f is not None and f.name == fname
+
+    user_names: set[str] = set()
+    stack = [c for c in tu.cursor.get_children() if in_main(c)]
+    while stack:
+        c = stack.pop()
+        if c.kind.name in _DECL_KINDS and c.spelling in cands:
+            user_names.add(c.spelling)
+        if c.kind.name in ("NAMESPACE", "STRUCT_DECL", "CLASS_DECL", "ENUM_DECL", "LINKAGE_SPEC", "UNEXPOSED_DECL"):
+            stack.extend(c.get_children())
+    if not user_names:
+        return frozenset()
+    data = text.encode("utf-8")
+    ascii_text = len(data) == len(text)
+    out: set[int] = set()
+    file_obj = ci.File.from_name(tu, fname)
+    for m in _IDENT.finditer(text):
+        if m.group() not in user_names:
+            continue
+        off = m.start()
+        boff = off if ascii_text else len(text[:off].encode("utf-8"))
+        loc = ci.SourceLocation.from_offset(tu, file_obj, boff)
+        cur = ci.Cursor.from_location(tu, loc)
+        ref = cur.referenced if cur is not None else None
+        target = ref if ref is not None else cur
+        if target is not None and in_main(target) and target.spelling == m.group():
+            out.add(off)
+    return frozenset(out)

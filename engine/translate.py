@@ -1,0 +1,546 @@
+"""CUDA -> HIP translation of one source: identifier renames, includes, launches, reports.
+
+Only identifier tokens are renamed; comments and string literals stay byte for byte unless asked
+(`translate_comments` / `translate_strings`). Preprocessor lines and macro bodies are translated like
+code. Every CUDA-looking identifier that is not translated becomes a Report. The result is a set of
+Edits on the original text, so unchanged text keeps its exact bytes, and translating the output
+again changes nothing (nothing in it is a CUDA name any more).
+
+Modes: TOKENS always works (no headers, no CUDA SDK). AST (engine/semantic.py) is used when a clang
+resource directory and CUDA headers are found; it resolves what tokens cannot, e.g. a function the
+file itself declares under a CUDA name, which must not be renamed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .edits import Edit
+from .launch import _match_forward, _split_top_level, launch_edits
+from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, PUNCT, Tokens, directive_spans, tokenize
+from .model import Report, ReportKind, Translation, TranslationMode
+from .source import Language, Source
+from .translate_tables import (
+    ARCH_AVAILABLE_UP_TO,
+    ARG_REWRITES,
+    CUDA_API_LEVEL,
+    CUDA_SUFFIXES,
+    UNKNOWN_PATTERN,
+    VERSION_MACROS,
+)
+
+
+class TranslateError(Exception):
+    """Translation cannot run as asked (e.g. ast="on" without a clang resource dir). One line."""
+
+
+@dataclass(frozen=True)
+class TranslateOptions:
+    rocm: tuple[int, int] = (7, 0)
+    launch_syntax: str = "chevron"  # "chevron" keeps <<<...>>>; "ggl" emits hipLaunchKernelGGL
+    roc: bool = False               # rocBLAS/rocSPARSE/... and MIOpen names instead of hip*
+    experimental: bool = False      # also translate names HIP marks experimental
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()   # "NAME" or "NAME=VALUE" (AST mode, and skip_inactive)
+    skip_inactive: bool = False     # with defines: leave blocks of inactive #if branches untouched
+    translate_comments: bool = False
+    translate_strings: bool = False
+    ast: str = "auto"               # "auto" | "off" | "on"
+
+    def __post_init__(self) -> None:
+        if self.launch_syntax not in ("chevron", "ggl"):
+            raise ValueError(f"launch_syntax must be 'chevron' or 'ggl', not {self.launch_syntax!r}")
+        if self.ast not in ("auto", "off", "on"):
+            raise ValueError(f"ast must be 'auto', 'off' or 'on', not {self.ast!r}")
+
+
+def rocm_version(text: str) -> tuple[int, int]:
+    """'7.0' -> (7, 0); '6' -> (6, 0). Raises ValueError with a readable message."""
+    parts = text.strip().split(".")
+    try:
+        nums = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"ROCm version {text!r} is not like 7.0") from None
+    if not 1 <= len(nums) <= 3 or nums[0] < 1:
+        raise ValueError(f"ROCm version {text!r} is not like 7.0")
+    return (nums[0], nums[1] if len(nums) > 1 else 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-name decisions (cached per option set: the same name gets the same answer everywhere)
+
+_RENAME, _KEEP, _REPORT, _NAMESPACE = 0, 1, 2, 3
+
+
+@functools.cache
+def _unknown_re() -> re.Pattern[str]:
+    return re.compile(UNKNOWN_PATTERN)  # compiled on first use: ~4 ms, not needed by every run
+
+_Decision = tuple[int, str, str, ReportKind | None, str, str]  # (action, replacement, family, report kind, message, since)
+_decisions: dict[tuple[Any, ...], dict[str, _Decision | None]] = {}
+
+
+def _mapping() -> Any:
+    from .mapping import load
+
+    return load()
+
+
+def _decide(name: str, mapping: Any, options: TranslateOptions) -> _Decision | None:
+    e = mapping.lookup(name)
+    if e is None:
+        return None
+    fam = e.family
+    if e.kind == "namespace":
+        return (_NAMESPACE, e.hip, fam, None, "", "") if e.hip else None
+    target = e.target(options.roc)
+    v = ".".join(map(str, options.rocm))
+    if not target or e.status == "unsupported":
+        return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
+                f"{name} has no HIP equivalent (AMD's HIPIFY tables list it as unsupported)", "")
+    if e.hip_removed and e.hip_removed and mapping.version_at_least(e.hip_removed, options.rocm):
+        return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
+                f"{name}: its HIP counterpart {target} was removed in HIP {e.hip_removed}", "")
+    if target == e.hip and e.needs_newer_rocm(options.rocm):
+        return (_REPORT, "", fam, ReportKind.NEEDS_NEWER_ROCM,
+                f"{name} -> {target} needs ROCm {e.hip_added} (target is ROCm {v}; use --rocm)", e.hip_added)
+    exp = e.roc_experimental if target != e.hip else e.experimental
+    if exp and not options.experimental:
+        return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
+                f"{name} -> {target} is experimental in HIP {exp}; pass --experimental to translate it", exp)
+    if e.hip_deprecated and mapping.version_at_least(e.hip_deprecated, options.rocm):
+        return (_RENAME if target != name else _KEEP, target, fam, ReportKind.DEPRECATED,
+                f"{name} -> {target}, which is deprecated since HIP {e.hip_deprecated}", e.hip_deprecated)
+    return (_RENAME if target != name else _KEEP, target, fam, None, "", "")
+
+
+def _decider(mapping: Any, options: TranslateOptions) -> Callable[[str], _Decision | None]:
+    key = (id(mapping), options.rocm, options.roc, options.experimental)
+    cache = _decisions.setdefault(key, {})
+
+    def decide(name: str) -> _Decision | None:
+        try:
+            return cache[name]
+        except KeyError:
+            d = cache[name] = _decide(name, mapping, options)
+            return d
+
+    return decide
+
+
+# ---------------------------------------------------------------------------------------------
+# The translation of C++/CUDA text
+
+
+@dataclass
+class _Out:
+    edits: list[Edit] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def count(self, key: str, n: int = 1) -> None:
+        self.stats[key] = self.stats.get(key, 0) + n
+
+
+_COMPARE = {">=", ">", "<=", "<", "==", "!="}
+_SKIP_DIRECTIVES = {"include", "include_next", "import", "error", "warning", "line", "pragma"}
+_ASM = {"asm", "__asm__", "__asm"}
+_ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~"}
+_IDENT_IN_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _number(s: str) -> int | None:
+    s = s.replace("'", "").rstrip("uUlL")
+    try:
+        return int(s, 0)
+    except ValueError:
+        return None
+
+
+def _compare(a: int, op: str, b: int) -> bool:
+    return {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b}[op]
+
+
+def translate_text(
+    text: str,
+    options: TranslateOptions,
+    locate: Callable[[int], tuple[int, int]],
+    *,
+    base: int = 0,
+    cuda_file: bool = True,
+    insert_runtime: bool = True,
+    newline: str = "\n",
+    user_spans: frozenset[int] = frozenset(),
+    mapping: Any = None,
+) -> _Out:
+    """Translate C++/CUDA `text`. Offsets in the result are shifted by `base` (for code held in a
+    Python string); `locate(offset)` gives (line, col) of an offset in the original file.
+    `user_spans`: start offsets (in `text`) of identifiers the AST found to be user declarations."""
+    mapping = mapping if mapping is not None else _mapping()
+    out = _Out()
+    toks = tokenize(text)
+    kinds, starts, ends = toks.kinds, toks.starts, toks.ends
+    n = len(kinds)
+    directives = directive_spans(toks)
+    dir_of = [-1] * n
+    dir_names: dict[int, str] = {}
+    for a, b, name in directives:
+        for j in range(a, b):
+            dir_of[j] = a
+        dir_names[a] = name
+    inactive = _inactive_tokens(toks, directives, options) if options.skip_inactive and options.defines else None
+
+    def rep(kind: ReportKind, name: str, s: int, e: int, msg: str, hip: str = "", since: str = "") -> None:
+        line, col = locate(base + s)
+        out.reports.append(Report(kind, name, base + s, base + e, line, col, msg, hip, since))
+
+    def edit(s: int, e: int, repl: str, rule: str, note: str = "") -> None:
+        out.edits.append(Edit(base + s, base + e, repl, rule, note))
+
+    def prev_sig(i: int) -> int:
+        i -= 1
+        while i >= 0 and kinds[i] == COMMENT:
+            i -= 1
+        return i
+
+    def next_sig(i: int) -> int:
+        i += 1
+        while i < n and kinds[i] == COMMENT:
+            i += 1
+        return i
+
+    def sp(i: int) -> str:
+        return text[starts[i] : ends[i]] if 0 <= i < n else ""
+
+    # names this file defines as macros are its own (CUDA_CHECK, or a shim named like a CUDA API)
+    user_macros = {sp(a + 2) for a, b, name in directives if name in ("define", "undef") and b - a > 2}
+
+    def _macro(i: int, name: str, m: Any, d: int, dname: str) -> None:
+        """CUDA's own preprocessor macros: their HIP meaning (see mapping/macros.tsv)."""
+        kind = m.kind if m is not None else "version"
+        hip = m.hip if m is not None else ""
+        p = prev_sig(i)
+        ps = sp(p)
+        in_defined = ps == "defined" or (ps == "(" and sp(prev_sig(p)) == "defined") or (
+            d >= 0 and dname in ("ifdef", "ifndef", "elifdef", "elifndef") and i == d + 2)
+        j = next_sig(i)
+        k = next_sig(j)
+        num = _number(sp(k)) if k < n and kinds[k] == LITERAL else None
+        after = sp(next_sig(k))
+        if (kind in ("device-pass", "version") and not in_defined and sp(j) in _COMPARE and num is not None
+                and ps not in _ARITH and after not in _ARITH):
+            op = sp(j)
+            orig = text[starts[i] : ends[k]]
+            if kind == "version":
+                val = "1" if _compare(CUDA_API_LEVEL, op, num) else "0"
+                why = f"decided as CUDA API level {CUDA_API_LEVEL} (what the HIP tables cover)"
+            else:
+                host, dev = _compare(0, op, num), _compare(ARCH_AVAILABLE_UP_TO, op, num)
+                val = {(True, True): "1", (False, False): "0", (False, True): "defined(__HIP_DEVICE_COMPILE__)",
+                       (True, False): "!defined(__HIP_DEVICE_COMPILE__)"}[(host, dev)]
+                why = (f"AMD device code counts as compute capability {ARCH_AVAILABLE_UP_TO} "
+                       "features (no Hopper/Blackwell-only paths); host code as no __CUDA_ARCH__")
+                if d < 0 and "defined" in val:
+                    rep(ReportKind.MANUAL, name, starts[i], ends[k],
+                        f"{orig}: no HIP equivalent in C++ code; test __HIP_DEVICE_COMPILE__ in #if instead")
+                    return
+            edit(starts[i], ends[k], f"{val} /* hipport: {orig} */", "preproc", f"{orig} -> {val}")
+            out.count("preproc")
+            rep(ReportKind.INFO, name, starts[i], ends[k], f"{orig} -> {val}: {why}", val)
+            return
+        if kind == "version" and in_defined:
+            edit(starts[i], ends[i], "HIP_VERSION", "preproc", f"{name} -> HIP_VERSION (defined-test only)")
+            out.count("preproc")
+            return
+        if hip and (in_defined or kind != "device-pass"):
+            edit(starts[i], ends[i], hip, "preproc", f"{name} -> {hip}")
+            out.count("preproc")
+            return
+        if kind in ("device-pass", "version"):
+            rep(ReportKind.MANUAL, name, starts[i], ends[i],
+                f"{name} used as a number has no HIP equivalent (HIP_VERSION and __HIP_DEVICE_COMPILE__ "
+                "use other encodings); rewrite the test by hand")
+
+    decide = _decider(mapping, options)
+    macro_of = getattr(mapping, "macro", None)
+    used_runtime = False
+    drops: list[tuple[int, int]] = []  # spans of arguments removed by ARG_REWRITES
+
+    for i in range(n):
+        if kinds[i] != IDENT:
+            if kinds[i] == KEYWORD and sp(i) in _ASM:
+                j = next_sig(i)
+                while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
+                    j = next_sig(j)
+                if sp(j) == "(":
+                    rep(ReportKind.MANUAL, sp(i), starts[i], ends[i],
+                        "inline assembly (PTX) does not run on AMD GPUs: rewrite with HIP intrinsics")
+            continue
+        if inactive is not None and inactive[i]:
+            continue
+        d = dir_of[i]
+        dname = dir_names[d] if d >= 0 else ""
+        if d >= 0 and (dname in _SKIP_DIRECTIVES or i <= d + 1):
+            continue
+        name = text[starts[i] : ends[i]]
+        if d >= 0 and dname in ("define", "undef") and i == d + 2:
+            continue  # the macro being defined
+        if name in user_macros or starts[i] in user_spans:
+            continue
+        dec = decide(name)
+        if dec is None:
+            if name in _ASM:
+                j = next_sig(i)
+                while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
+                    j = next_sig(j)
+                if sp(j) == "(":
+                    rep(ReportKind.MANUAL, name, starts[i], ends[i],
+                        "inline assembly (PTX) does not run on AMD GPUs: rewrite with HIP intrinsics")
+                continue
+            m = macro_of(name) if macro_of is not None else None
+            if m is not None or name in VERSION_MACROS:
+                _macro(i, name, m, d, dname)
+                continue
+            if _unknown_re().match(name):
+                p = prev_sig(i)
+                if sp(p) not in (".", "->", "::"):
+                    rep(ReportKind.UNKNOWN, name, starts[i], ends[i],
+                        f"{name} looks like a CUDA API but is in no CUDA->HIP table; check it by hand")
+            continue
+        action, repl, fam, rkind, msg, since = dec
+        p = prev_sig(i)
+        ps = sp(p)
+        if ps in (".", "->"):
+            continue  # a member: prop.major, obj->cudaStream
+        if ps == "::":
+            pp = prev_sig(p)
+            if pp >= 0 and (kinds[pp] == IDENT or sp(pp) in (">", ">>")):
+                continue  # qualified by another scope (ns::cudaMalloc is not CUDA's)
+        if action == _NAMESPACE:
+            nx = sp(next_sig(i))
+            if nx == "::" or ps == "namespace":
+                edit(starts[i], ends[i], repl, "api", f"{name} -> {repl}")
+                out.count("api")
+                out.count(f"family.{fam}")
+            continue
+        if action == _REPORT:
+            assert rkind is not None
+            rep(rkind, name, starts[i], ends[i], msg, "", since)
+            out.count("unconverted")
+            continue
+        used_runtime = True
+        out.count(f"family.{fam}")
+        out.count("converted")
+        rw = ARG_REWRITES.get(name)
+        if rw is not None and sp(next_sig(i)) == "(":
+            repl = _arg_rewrite(i, next_sig(i), rw, repl, toks, edit, drops)
+        if repl != name:
+            edit(starts[i], ends[i], repl, "api", f"{name} -> {repl}")
+            out.count("api")
+        if rkind is not None:
+            rep(rkind, name, starts[i], ends[i], msg, repl, since)
+
+    if drops:
+        out.edits = [e for e in out.edits
+                     if not any(a <= e.start - base and e.end - base <= b for a, b in drops) or e.rule == "api-args"]
+
+    # includes
+    from .includes import include_edits, runtime_insertion
+
+    skip_dirs = None
+    if inactive is not None:
+        skip_dirs = {k for k, (a, _b, _nm) in enumerate(directives) if inactive[a]}
+    inc = include_edits(toks, directives, mapping, roc=options.roc, skip=skip_dirs)
+    for ed in inc.edits:
+        edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
+    out.count("include", len(inc.edits))
+    for prob in inc.problems:
+        rep(ReportKind.UNSUPPORTED, prob.header, prob.start, prob.end, prob.message)
+    if (insert_runtime and cuda_file and not inc.has_runtime and inc.cuda_headers == 0
+            and (used_runtime or _has_cuda_code(toks))):
+        ins = runtime_insertion(toks, directives, newline)
+        edit(ins.start, ins.end, ins.replacement, ins.rule, ins.note)
+        out.count("include")
+
+    # launches
+    has_launch = any(kinds[i] == PUNCT and sp(i) == "<<<" for i in range(n))
+    if has_launch:
+        les, probs = launch_edits(toks, dir_of, dir_names)
+        if options.launch_syntax == "ggl":
+            if inactive is not None:
+                les = [e for e in les if not _in_inactive(toks, inactive, e.start)]
+            for ed in les:
+                edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
+            out.count("launch", sum(1 for e in les if e.replacement.startswith("hipLaunchKernelGGL(")))
+            for pr in probs:
+                rep(ReportKind.MANUAL, "<<<", pr.start, pr.end, pr.message)
+
+    if options.translate_comments or options.translate_strings:
+        _translate_inside(toks, options, decide, edit, out)
+    return out
+
+
+def _has_cuda_code(toks: Tokens) -> bool:
+    """Device code or launches: the file needs the HIP runtime header even if no API is called."""
+    cuda_words = {"__global__", "__device__", "__shared__", "__constant__", "threadIdx", "blockIdx",
+                  "blockDim", "gridDim", "__syncthreads", "<<<"}
+    return any(toks.text[s:e] in cuda_words for s, e in zip(toks.starts, toks.ends, strict=True))
+
+
+def _in_inactive(toks: Tokens, inactive: list[bool], offset: int) -> bool:
+    import bisect
+
+    i = bisect.bisect_right(toks.starts, offset) - 1
+    return 0 <= i < len(inactive) and inactive[i]
+
+
+def _translate_inside(toks: Tokens, options: TranslateOptions, decide: Callable[[str], _Decision | None],
+                      edit: Callable[..., None], out: _Out) -> None:
+    """Rename CUDA names inside comments and/or string literals (only when asked)."""
+    for i, k in enumerate(toks.kinds):
+        if not ((k == COMMENT and options.translate_comments)
+                or (k == LITERAL and options.translate_strings and toks.text[toks.starts[i]] in "\"uULR")):
+            continue
+        s = toks.starts[i]
+        for m in _IDENT_IN_TEXT.finditer(toks.text, s, toks.ends[i]):
+            d = decide(m.group())
+            if d is not None and d[0] in (_RENAME,) and d[1] != m.group():
+                edit(m.start(), m.end(), d[1], "api-text", f"{m.group()} -> {d[1]} (in a comment or string)")
+                out.count("api")
+
+
+def _inactive_tokens(toks: Tokens, directives: list[tuple[int, int, str]], options: TranslateOptions) -> list[bool]:
+    """Tokens in #if branches that the given -D definitions make inactive. Conditions this cannot
+    decide (unknown macros in expressions) count as active, so nothing is skipped by guesswork."""
+    defs: dict[str, str] = {}
+    for d in options.defines:
+        k, _, v = d.partition("=")
+        defs[k.strip()] = v.strip() or "1"
+    n = len(toks)
+    inactive = [False] * n
+    # stack of (parent active, this branch active, some branch taken)
+    stack: list[tuple[bool, bool, bool]] = []
+    active = True
+    pos = 0
+    for a, b, name in directives:
+        for j in range(pos, a):
+            inactive[j] = not active
+        expr = toks.text[toks.ends[a + 1] : toks.ends[b - 1]] if b - a > 2 else ""
+        if name in ("if", "ifdef", "ifndef"):
+            cond = _eval_condition(name, expr, defs)
+            stack.append((active, active and cond is not False, cond is not False))
+            active = stack[-1][1]
+        elif name in ("elif", "elifdef", "elifndef", "else") and stack:
+            parent, _cur, taken = stack[-1]
+            cond = True if name == "else" else _eval_condition(name.replace("el", "", 1) if name != "elif" else "if",
+                                                                expr, defs)
+            now = parent and not taken and cond is not False
+            stack[-1] = (parent, now, taken or cond is not False)
+            active = now
+        elif name == "endif" and stack:
+            active = stack.pop()[0]
+        for j in range(a, b):
+            inactive[j] = not active if name not in ("if", "ifdef", "ifndef", "elif", "else", "endif") else False
+        pos = b
+    for j in range(pos, n):
+        inactive[j] = not active
+    return inactive
+
+
+def _eval_condition(kind: str, expr: str, defs: dict[str, str]) -> bool | None:
+    """Value of a #if/#ifdef/#ifndef condition under `defs`, or None when it cannot be decided."""
+    expr = expr.strip()
+    if kind == "ifdef":
+        return expr.split()[0] in defs if expr else None
+    if kind == "ifndef":
+        return expr.split()[0] not in defs if expr else None
+    e = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
+               lambda m: "1" if (m.group(1) or m.group(2)) in defs else "0", expr)
+    e = re.sub(r"//.*|/\*.*?\*/", " ", e)
+
+    def ident(m: re.Match[str]) -> str:
+        return defs.get(m.group(), "\0")  # an unknown macro: undecidable
+
+    e = re.sub(r"[A-Za-z_]\w*", ident, e)
+    if "\0" in e:
+        return None
+    e = e.replace("&&", " and ").replace("||", " or ")
+    e = re.sub(r"!(?!=)", " not ", e)
+    e = re.sub(r"(\d+)[uUlL]+", r"\1", e)
+    if not re.fullmatch(r"[\d\s()+\-*/%<>=!andotr]*", e):
+        return None
+    try:
+        return bool(eval(e, {"__builtins__": {}}, {}))  # digits, operators and and/or/not only
+    except Exception:
+        return None
+
+
+def _arg_rewrite(i: int, open_i: int, rw: tuple[str, int, str | int], repl: str, toks: Tokens,
+                 edit: Callable[..., None], drops: list[tuple[int, int]]) -> str:
+    """Apply an ARG_REWRITES rule to the call whose name token is i; returns the name to use."""
+    close = _match_forward(toks, open_i, len(toks))
+    if close < 0:
+        return repl
+    args = [] if close == open_i + 1 else (_split_top_level(toks, open_i + 1, close) or [])
+    how, nargs, what = rw
+    if len(args) != nargs:
+        return repl
+    if how == "append":
+        at = toks.ends[args[-1][1] - 1]
+        edit(at, at, f", {what}", "api-args", f"adds {what}")
+    elif how == "rename_if":
+        return str(what)
+    elif how == "drop":
+        k = int(what)
+        a = toks.starts[args[k][0]]
+        b = toks.starts[args[k + 1][0]] if k + 1 < len(args) else toks.ends[args[k][1] - 1]
+        if k + 1 >= len(args):
+            a = toks.ends[args[k - 1][1] - 1]
+        drops.append((a, b))
+        edit(a, b, "", "api-args", "argument HIP does not take")
+    return repl
+
+
+def translate(source: Source, options: TranslateOptions | None = None) -> Translation:
+    """Translate one source. Python files go to engine/python_host.py."""
+    options = options or TranslateOptions()
+    if source.language == Language.PYTHON:
+        from .python_host import translate_python
+
+        return translate_python(source, options)
+    mode = TranslationMode.TOKENS
+    user_spans: frozenset[int] = frozenset()
+    extra: list[Report] = []
+    if options.ast != "off":
+        from . import semantic
+
+        why = semantic.unavailable_reason()
+        if why is None:
+            try:
+                user_spans = semantic.user_declared_spans(source, options)
+                mode = TranslationMode.AST
+            except semantic.SemanticError as e:
+                if options.ast == "on":
+                    raise TranslateError(str(e)) from None
+                extra.append(Report(ReportKind.INFO, "ast", 0, 0, 1, 1, f"AST mode failed, tokens used: {e}"))
+        elif options.ast == "on":
+            raise TranslateError(f"AST mode unavailable: {why}")
+    suffix = source.path.suffix.lower() if source.path is not None else ""
+    cuda_file = suffix in CUDA_SUFFIXES or (source.path is None and source.language == Language.CUDA)
+    out = translate_text(source.text, options, source.line_col, cuda_file=cuda_file,
+                         newline=source.newline, user_spans=user_spans)
+    out.stats["lines"] = len(source.line_starts)
+    reports = tuple(sorted(extra + out.reports, key=lambda r: (r.start, r.end)))
+    return Translation(source=source, edits=tuple(sorted(out.edits, key=lambda e: (e.start, e.end))),
+                       reports=reports, mode=mode, stats=out.stats)
+
+
+def translate_path(path: str | Path, options: TranslateOptions | None = None) -> Translation:
+    from .source import read_source
+
+    return translate(read_source(path), options)

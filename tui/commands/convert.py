@@ -1,0 +1,190 @@
+"""`hipport convert PATH... [-o OUT | --in-place | --suffix] [--diff]`: CUDA -> HIP on files and trees.
+
+One file without an output option prints the HIP text to stdout. OUT is a file when one file is
+converted, a folder (mirroring the tree) otherwise. Every write is atomic (temp file, fsync,
+rename); --in-place keeps `<file>.prehip` unless --no-backup (hipify-clang's names). Reports (what
+could not be translated) go to stderr as `file:line:col: kind: message`. Options mean what
+hipify-clang's options of the same name mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from hipport.tui.cli import CliError
+
+BACKUP_SUFFIX = ".prehip"
+
+
+def add_translate_options(p: argparse.ArgumentParser) -> None:
+    """The translation options convert and scan share (names follow hipify-clang)."""
+    g = p.add_argument_group("translation (hipify-clang's option names)")
+    g.add_argument("--rocm", default="7.0", metavar="X.Y",
+                   help="target ROCm release; names HIP added later are reported (default: 7.0)")
+    g.add_argument("--hip-kernel-execution-syntax", "-hip-kernel-execution-syntax", dest="ggl",
+                   action="store_true", help="rewrite <<<...>>> launches as hipLaunchKernelGGL(...)")
+    g.add_argument("--roc", "-roc", action="store_true",
+                   help="use rocBLAS/rocSPARSE/rocRAND/rocSOLVER/MIOpen names instead of hip*")
+    g.add_argument("--experimental", "-experimental", action="store_true",
+                   help="also translate names HIP marks experimental")
+    g.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="include folder for the AST mode")
+    g.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="macro definition for the AST mode and --skip-excluded-preprocessor-conditional-blocks")
+    g.add_argument("--skip-excluded-preprocessor-conditional-blocks", "--skip-inactive", dest="skip_inactive",
+                   action="store_true", help="with -D: leave #if branches that are inactive untouched")
+    g.add_argument("--translate-comments", action="store_true", help="also rename CUDA names in comments")
+    g.add_argument("--translate-strings", action="store_true", help="also rename CUDA names in string literals")
+    g.add_argument("--ast", choices=("auto", "on", "off"), default="auto",
+                   help="libclang AST mode: auto (when a clang resource dir and CUDA headers exist), on, off")
+    g.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="worker processes for large trees (default: all cores when it pays off)")
+
+
+def translate_options(args: argparse.Namespace) -> Any:
+    from hipport.engine.translate import TranslateOptions, rocm_version
+
+    try:
+        rocm = rocm_version(args.rocm)
+    except ValueError as e:
+        raise CliError(f"--rocm: {e}") from None
+    if args.skip_inactive and not args.defines:
+        raise CliError("--skip-excluded-preprocessor-conditional-blocks needs at least one -D definition")
+    if args.ast == "on":
+        from hipport.engine import semantic
+
+        why = semantic.unavailable_reason()
+        if why is not None:
+            raise CliError(f"--ast on: AST mode unavailable: {why}")
+    return TranslateOptions(
+        rocm=rocm, launch_syntax="ggl" if args.ggl else "chevron", roc=args.roc, experimental=args.experimental,
+        include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), skip_inactive=args.skip_inactive,
+        translate_comments=args.translate_comments, translate_strings=args.translate_strings, ast=args.ast,
+    )
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("convert", help="translate CUDA files or trees to HIP",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="CUDA/C++/Python files or folders")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output", metavar="OUT",
+                     help="output file (one input file) or folder (several files or a folder)")
+    out.add_argument("--in-place", "--inplace", "-inplace", dest="in_place", action="store_true",
+                     help="overwrite the inputs (keeps <file>.prehip unless --no-backup)")
+    out.add_argument("--suffix", action="store_true",
+                     help="write beside each input: gemm.cu -> gemm.hip, util.h -> util_hip.h")
+    p.add_argument("--no-backup", "-no-backup", action="store_true", help="with --in-place: keep no .prehip copy")
+    p.add_argument("--diff", action="store_true",
+                   help="print a unified diff (writes nothing unless an output option is given)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print no reports, only errors")
+    add_translate_options(p)
+    p.set_defaults(func=handle)
+
+
+def _targets(items: list[Any], args: argparse.Namespace) -> list[Path | None]:
+    """Where each input's result is written (None: not written)."""
+    if args.in_place:
+        return [it.path for it in items]
+    if args.suffix:
+        from hipport.engine.outputs import sibling_name
+
+        return [it.path.with_name(sibling_name(it.path.name)) for it in items]
+    if args.output:
+        out = Path(args.output)
+        single_file = len(items) == 1 and items[0].root is None
+        if single_file:
+            if out.is_dir():
+                return [out / items[0].path.name]
+            return [out]
+        if out.exists() and not out.is_dir():
+            raise CliError(f"{out}: exists and is not a folder (several files need an output folder)")
+        return [out / it.rel for it in items]
+    return [None] * len(items)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from hipport.engine.fsutil import WriteError, atomic_write
+    from hipport.engine.translate_batch import Job, port_files
+    from hipport.engine.walk import WalkError, walk
+
+    options = translate_options(args)
+    try:
+        items = walk(args.paths, skip=_skip_for(args))
+    except WalkError as e:
+        raise CliError(str(e)) from None
+    if not items:
+        raise CliError("no CUDA, C++ or Python files under " + ", ".join(args.paths))
+    if args.no_backup and not args.in_place:
+        raise CliError("--no-backup only applies to --in-place")
+    writes = bool(args.output or args.in_place or args.suffix)
+    to_stdout = not writes and not args.diff
+    if to_stdout and (len(items) > 1 or items[0].root is not None):
+        raise CliError("several files: give -o OUT (a folder), --in-place or --suffix (or --diff to preview)")
+    targets = _targets(items, args)
+    for it, t in zip(items, targets, strict=True):
+        if t is not None and args.output and t.resolve() == it.path.resolve():
+            raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")
+    jobs = [Job(str(it.path), it.rel, options, render=writes or to_stdout, diff=args.diff,
+                diff_label=str(t) if t is not None else str(it.path))
+            for it, t in zip(items, targets, strict=True)]
+    out = sys.stdout
+    err = sys.stderr
+    failed = 0
+    changed = 0
+    n_reports = 0
+    modes: set[str] = set()
+    for res, target in zip(port_files(jobs, args.jobs), targets, strict=True):
+        if res.error:
+            failed += 1
+            print(f"hipport: {res.error}", file=err)
+            continue
+        modes.add(res.mode)
+        changed += res.changed
+        n_reports += len(res.reports)
+        if not args.quiet:
+            for r in res.reports:
+                print(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}", file=err)
+        if args.diff and res.diff:
+            out.write(res.diff)
+        if to_stdout and res.output is not None:
+            out.flush()
+            sys.stdout.buffer.write(res.output)
+            sys.stdout.buffer.flush()
+        if target is not None and res.output is not None:
+            if args.in_place and not res.changed:
+                continue  # nothing to translate: leave the file (and its mtime) alone
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(target, res.output,
+                             backup_suffix=BACKUP_SUFFIX if args.in_place and not args.no_backup else None)
+            except WriteError as e:
+                failed += 1
+                print(f"hipport: {e}", file=err)
+            except OSError as e:
+                failed += 1
+                print(f"hipport: {target}: cannot write ({e.strerror or e})", file=err)
+    mode = "/".join(sorted(modes)) or "-"
+    if not to_stdout or not args.quiet:
+        print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed, "
+              f"{n_reports} report(s); mode: {mode}", file=err)
+    return 1 if failed else 0
+
+
+def _skip_for(args: argparse.Namespace) -> list[str]:
+    """Leave the output folder out of the walk when it lies inside an input folder."""
+    if not args.output:
+        return []
+    out = Path(args.output).resolve()
+    skip: list[str] = []
+    for p in args.paths:
+        root = Path(p).resolve()
+        if root.is_dir():
+            try:
+                skip.append(out.relative_to(root).as_posix())
+            except ValueError:
+                pass
+    return skip

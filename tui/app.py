@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -110,7 +111,7 @@ class PortApp(App[int]):
                 yield SystemCommand(
                     key.description,
                     f"{key.id} ({key.keys})",
-                    lambda a=action: screen.run_action(a),  # type: ignore[misc]
+                    partial(screen.run_action, action),
                 )
 
     def action_cycle_theme(self) -> None:

@@ -121,6 +121,8 @@ class ReviewScreen(Screen[None]):
         else:
             self.panel.show(None, "No CUDA, C++ or Python files in this project.")
         self.refresh_status()
+        # the first layout pass hides and re-shows the screen's widgets, which drops focus: take it back
+        self.call_after_refresh(self.diff.focus)
 
     # ---- opening files -----------------------------------------------------------------------
     def open_file(self, rel: str) -> None:
@@ -134,7 +136,6 @@ class ReviewScreen(Screen[None]):
         else:
             self.loading = rel
             self.query_one("#diff-title", Static).update(f"{rel}: translating and analysing …")
-            self.diff.set_rows([], language="text")
             self.load_file(rel)
         self.refresh_files()
 
@@ -502,7 +503,7 @@ class ReviewScreen(Screen[None]):
             self.say("Nothing to commit: write a file first (w).", "warning")
             return
         branch = branch_name(self.session.root)
-        default = "hipport/port-" + time.strftime("%Y%m%d-%H%M%S")
+        default = "hipport/port"
         screen = CommitScreen(self.session.commit_message(), list(paths), branch, default)
         self.app.push_screen(screen, self._commit_answer)
 
@@ -578,9 +579,9 @@ class ReviewScreen(Screen[None]):
         overrides = getattr(self.app, "keymap_overrides", {})
         self.app.push_screen(HelpScreen(overrides))
 
-    def action_cycle_theme(self) -> None:
-        self.app.run_action("cycle_theme")
-        self.call_after_refresh(self.refresh_status)
+    async def action_cycle_theme(self) -> None:
+        await self.app.run_action("cycle_theme")
+        self.refresh_status()
 
     def action_quit_app(self) -> None:
         unwritten = self.session.unwritten()

@@ -1,0 +1,504 @@
+"""Pilot tests: every key path of the review screen, against a real git repository and the real
+engine ReviewSession (decisions, undo, persistence, writing, committing)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import git, make_project, open_session
+from textual.widgets import Checkbox, OptionList
+
+from hipport.engine.config import Config
+from hipport.engine.review import Decision, FileStatus
+from hipport.tui.app import PortApp
+from hipport.tui.screens.commit import CommitScreen
+from hipport.tui.screens.confirm import ConfirmScreen
+from hipport.tui.screens.help import HelpScreen
+from hipport.tui.screens.review import ReviewScreen
+from hipport.tui.widgets.diff_view import DiffView
+from hipport.tui.widgets.run_pane import RunPane, RunPlan, Step
+
+SIZE = (110, 32)
+GROUP = ("W64-02:6:21", "W64-03:7:23")  # mask + shuffle offset: one fix group
+LANE = "W64-01:13:30"
+WARP = "W64-01:14:30"
+STRIDE = "W64-04:16:36"
+
+
+def make_app(root: Path, config: Config | None = None, theme: str = "hipport-dark") -> PortApp:
+    return PortApp(open_session(root, config), config, theme=theme)
+
+
+async def ready(pilot) -> ReviewScreen:  # type: ignore[no-untyped-def]
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    return screen
+
+
+def gutter(screen: ReviewScreen) -> list[str]:
+    dv = screen.query_one(DiffView)
+    return [r.old_no and dv.marks.get(r.finding_ids[0]).decision if r.finding_ids else "" for r in dv.rows]
+
+
+async def test_opens_first_file_with_findings_and_paints_both_columns(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.rel == "gemm.cu"
+        assert screen.current == GROUP[0]
+        dv = screen.query_one(DiffView)
+        first = dv.render_line(0).text
+        assert "#include <cuda_runtime.h>" in first and "#include <hip/hip_runtime.h>" in first
+        # gutter reads without colour: severity letter + decision symbol
+        line6 = next(dv.render_line(y).text for y in range(dv.size.height) if "mask = 0x" in dv.render_line(y).text)
+        assert line6.startswith("C?")
+        files = [o.id for o in screen.query_one("#file-options", OptionList).options]
+        assert files == ["gemm.cu", "model.py", "util.cuh"]
+
+
+async def test_accept_decides_whole_group_and_moves_on(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        await pilot.press("y")
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 2
+        assert screen.current == LANE  # next undecided
+        assert "0xffffffffffffffffull" in s.result_text("gemm.cu")
+        dv = screen.query_one(DiffView)
+        new_side = [r.new_text for r in dv.rows]
+        assert any("0xffffffffffffffffull" in t for t in new_side)  # repainted from the session
+        assert dv.marks[GROUP[0]].decision == "✓"
+        await pilot.press("a")  # approve alias
+        assert s.decision("gemm.cu", LANE) == Decision.ACCEPTED
+        assert screen.current == WARP
+
+
+async def test_reject_keys_n_and_r(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        await pilot.press("n")
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.REJECTED] * 2
+        await pilot.press("r")
+        assert s.decision("gemm.cu", LANE) == Decision.REJECTED
+        assert "0xffffffff;" in s.result_text("gemm.cu")
+        assert screen.query_one(DiffView).marks[LANE].decision == "✗"
+
+
+async def test_undo_and_redo(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        await pilot.press("y", "n")
+        assert s.decision("gemm.cu", LANE) == Decision.REJECTED
+        await pilot.press("u")
+        assert s.decision("gemm.cu", LANE) == Decision.PENDING
+        assert screen.current == LANE
+        await pilot.press("u")
+        assert s.decision("gemm.cu", GROUP[0]) == Decision.PENDING
+        await pilot.press("u")
+        assert "Nothing to undo" in screen.last_message
+        await pilot.press("ctrl+r")
+        assert s.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
+        assert s.decision("gemm.cu", LANE) == Decision.PENDING
+
+
+async def test_accept_only_this_refuses_to_split_a_group(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        assert screen.current == GROUP[0]
+        await pilot.press("full_stop")
+        assert "must change together" in screen.last_message
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.PENDING] * 2
+        await pilot.press("j", "j")  # skip the group's second member, then to the lane finding
+        assert screen.current == LANE
+        await pilot.press("full_stop")  # a group of one may be decided alone
+        assert s.decision("gemm.cu", LANE) == Decision.ACCEPTED
+
+
+async def test_next_previous_undecided_and_any(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("j")
+        assert screen.current == GROUP[1]
+        await pilot.press("j", "j")
+        assert screen.current == WARP
+        await pilot.press("k")
+        assert screen.current == LANE
+        await pilot.press("y")  # accept LANE -> moves to WARP
+        assert screen.current == WARP
+        await pilot.press("k")  # previous undecided skips the decided LANE
+        assert screen.current == GROUP[1]
+        await pilot.press("J")  # any state: GROUP[1] -> LANE (decided)
+        assert screen.current == LANE
+        await pilot.press("K", "K")
+        assert screen.current == GROUP[0]
+        await pilot.press("K")
+        assert "No previous finding" in screen.last_message
+        # the diff cursor follows the finding
+        dv = screen.query_one(DiffView)
+        assert GROUP[0] in dv.rows[dv.cursor].finding_ids
+
+
+async def test_file_switch_with_braces(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("right_curly_bracket")
+        await ready(pilot)
+        assert screen.rel == "model.py"
+        await pilot.press("right_curly_bracket")
+        await ready(pilot)
+        assert screen.rel == "util.cuh"
+        dv = screen.query_one(DiffView)
+        assert any("hipError_t" in r.new_text for r in dv.rows)
+        await pilot.press("left_curly_bracket", "left_curly_bracket")
+        await ready(pilot)
+        assert screen.rel == "gemm.cu"
+
+
+async def test_fold_and_unfold(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "big", extra_lines=200)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        dv = screen.query_one(DiffView)
+        folds = [i for i, r in enumerate(dv.rows) if r.kind == "fold"]
+        assert folds and dv.rows[folds[0]].hidden >= 190
+        before = len(dv.rows)
+        dv.cursor = folds[0]
+        await pilot.press("space")
+        assert len(dv.rows) >= before + 190
+        assert not any(r.kind == "fold" and r.hidden >= 190 for r in dv.rows)
+        await pilot.press("space")  # off a fold row: fold everything again
+        assert len(dv.rows) == before
+        assert "⋯" in "".join(dv.render_line(y).text for y in range(dv.size.height)) or folds[0] > dv.size.height
+
+
+async def test_switch_fix_style_per_finding_and_per_file(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        await pilot.press("s")
+        assert s.style("gemm.cu", GROUP[0]).value == "portable"
+        assert s.style("gemm.cu", LANE).value == "wave64"
+        panel_text = str(screen.query_one("#finding-body").render())
+        assert "[portable]" in panel_text and "__activemask()" in panel_text
+        await pilot.press("y")
+        assert "__activemask()" in s.result_text("gemm.cu")
+        await pilot.press("S")  # whole file: from LANE's wave64 to portable
+        assert all(s.style("gemm.cu", f).value == "portable" for f in (LANE, WARP, STRIDE))
+
+
+async def test_accept_and_reject_rest_of_file(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        await pilot.press("n", "A")
+        assert s.progress("gemm.cu") == (5, 5)
+        assert s.decision("gemm.cu", GROUP[0]) == Decision.REJECTED
+        assert s.decision("gemm.cu", STRIDE) == Decision.ACCEPTED
+        await pilot.press("u", "R")
+        assert s.decision("gemm.cu", STRIDE) == Decision.REJECTED
+
+
+async def test_write_puts_result_beside_the_source(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y", "w")
+        out = project / "gemm.hip"
+        assert out.read_text() == screen.session.result_text("gemm.cu")
+        assert "0xffffffffffffffffull" in out.read_text() and "hipMalloc" in out.read_text()
+        assert (project / "gemm.cu").read_text().count("cudaMalloc") == 1  # original untouched
+        assert screen.session.entry("gemm.cu").status == FileStatus.WRITTEN
+        assert "Wrote gemm.hip" in screen.last_message
+
+
+async def test_commit_dialog_commits_exactly_the_written_file(project: Path) -> None:
+    (project / "notes.txt").write_text("other staged work\n")
+    git(project, "add", "notes.txt")
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("c")
+        assert "Nothing to commit" in screen.last_message
+        await pilot.press("y", "n", "w", "c")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, CommitScreen)
+        assert "gemm.cu -> gemm.hip" in dialog.message and "W64-02 (wave64)" in dialog.message
+        assert "rejected" in dialog.message
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Committed" in screen.last_message
+    log = git(project, "log", "--format=%s", "-n", "2").splitlines()
+    assert log == ["Port 1 file to HIP with hipport", "initial CUDA"]
+    shown = git(project, "show", "--name-only", "--format=", "HEAD").split()
+    assert shown == ["gemm.hip"]
+    body = git(project, "show", "HEAD:gemm.hip")
+    assert "0xffffffffffffffffull" in body
+    assert git(project, "diff", "--cached", "--name-only").split() == ["notes.txt"]  # still staged, untouched
+    assert git(project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+
+
+async def test_commit_on_a_new_hipport_branch(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("A", "w", "c")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, CommitScreen)
+        dialog.query_one("#new-branch", Checkbox).value = True
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "hipport/port" in screen.last_message
+    assert git(project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "hipport/port"
+    assert git(project, "log", "--format=%s", "-n", "1", "main").strip() == "initial CUDA"
+
+
+async def test_commit_refused_on_detached_head(project: Path) -> None:
+    git(project, "checkout", "-q", "--detach")
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y", "w", "c")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Not committed" in screen.last_message and "detached" in screen.last_message
+    assert git(project, "log", "--format=%s").splitlines() == ["initial CUDA"]
+
+
+async def test_commit_refused_when_target_has_unrelated_edits(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y", "w")
+        with (project / "gemm.hip").open("a") as f:
+            f.write("// edited by hand\n")
+        await pilot.press("c")
+        await pilot.pause()
+        assert "Nothing to commit" in screen.last_message  # hipport's bytes are gone: not committable
+    assert git(project, "log", "--format=%s").splitlines() == ["initial CUDA"]
+
+
+async def test_decisions_survive_closing_and_reopening(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("y", "n", "s")
+    state = (project / ".hipport" / "state.json").read_text()
+    assert '"version": 1' in state and '"accepted"' in state
+    app2 = make_app(project)
+    async with app2.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        assert s.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
+        assert s.decision("gemm.cu", LANE) == Decision.REJECTED
+        assert s.style("gemm.cu", WARP).value == "portable"
+        assert screen.current == WARP  # the first undecided
+        marks = screen.query_one(DiffView).marks
+        assert marks[GROUP[0]].decision == "✓" and marks[LANE].decision == "✗"
+
+
+async def test_file_changed_on_disk_shows_stale_decisions(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("y")
+    src = project / "gemm.cu"
+    src.write_text(src.read_text().replace("float acc = 0.0f;", "float acc = 0.0f; // changed"))
+    app2 = make_app(project)
+    async with app2.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        assert s.entry("gemm.cu").status == FileStatus.STALE
+        marks = screen.query_one(DiffView).marks
+        assert marks[GROUP[0]].decision == "~" and marks[LANE].decision == "?"
+        title = str(screen.query_one("#diff-title").render())
+        assert "STALE" in title
+        assert "0xffffffffffffffffull" not in s.result_text("gemm.cu")  # never silently applied
+        await pilot.press("y")
+        assert "changed on disk" in screen.last_message
+        await pilot.press("w")
+        assert not (project / "gemm.hip").exists()
+        await pilot.press("exclamation_mark")  # re-review: keep decisions that still match
+        assert s.entry("gemm.cu").status != FileStatus.STALE
+        assert s.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
+
+
+async def test_quit_with_unwritten_decisions_asks(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("y", "q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "not written" in app.screen.question
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen) and app.is_running
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.return_value == 0
+
+
+async def test_quit_without_unwritten_decisions_exits_at_once(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("y", "w", "q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_keys_remapped_by_binding_id_from_config(project: Path) -> None:
+    config = Config(keymap={"review.accept": "x", "nav.next_undecided": "ctrl+n"})
+    app = make_app(project, config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        await pilot.press("y")
+        assert s.decision("gemm.cu", GROUP[0]) == Decision.PENDING  # y no longer accepts
+        await pilot.press("x")
+        assert s.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
+        await pilot.press("ctrl+n")
+        assert screen.current == WARP
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        body = str(app.screen.query_one("#help-body Static").render())
+        assert "x " in body and "[review.accept]" in body and "ctrl+n" in body
+
+
+async def test_help_screen_lists_every_binding(project: Path) -> None:
+    from hipport.tui.keymap import REVIEW_KEYS
+
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        body = str(app.screen.query_one("#help-body Static").render())
+        for key in REVIEW_KEYS:
+            assert f"[{key.id}]" in body
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+
+
+async def test_theme_key_cycles_dark_light_and_16_colour_themes(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        seen = [app.theme]
+        for _ in range(4):
+            await pilot.press("t")
+            await pilot.pause()
+            seen.append(app.theme)
+        assert seen == ["hipport-dark", "hipport-light", "ansi-dark", "ansi-light", "hipport-dark"]
+
+
+async def test_sixteen_colour_terminal_keeps_symbols(project: Path) -> None:
+    app = PortApp(open_session(project), theme="ansi-dark", ansi_color=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y")
+        dv = screen.query_one(DiffView)
+        text = [dv.render_line(y).text for y in range(dv.size.height)]
+        assert any(t.startswith("W?") for t in text)
+        await pilot.press("K", "K")
+        text = [dv.render_line(y).text for y in range(dv.size.height)]
+        assert any(t.startswith("C✓") for t in text)
+
+
+async def test_output_mode_switch_writes_in_place_and_keeps_original(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("o")
+        assert screen.session.config.output_mode == "in-place"
+        await pilot.press("y", "w")
+        assert "hipMalloc" in (project / "gemm.cu").read_text()
+        kept = project / ".hipport" / "originals" / "gemm.cu"
+        assert "cudaMalloc" in kept.read_text()
+        await pilot.press("o")
+        assert screen.session.config.output_mode == "folder"
+
+
+async def test_filter_and_pick_a_file(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash")
+        await pilot.press(*"utl")
+        await pilot.pause()
+        assert [it.rel for it in screen.file_list.visible()] == ["util.cuh"]
+        await pilot.press("enter")
+        await ready(pilot)
+        assert screen.rel == "util.cuh"
+
+
+async def test_command_palette_has_an_entry_per_action(project: Path) -> None:
+    from hipport.tui.keymap import REVIEW_KEYS
+
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        titles = {c.title for c in app.get_system_commands(screen)}
+        for key in REVIEW_KEYS:
+            assert key.description in titles
+        command = next(c for c in app.get_system_commands(screen) if c.title == "Accept fix")
+        result = command.callback()
+        if result is not None:
+            await result
+        await pilot.pause()
+        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
+
+
+async def test_run_pane_streams_and_stops(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        pane = screen.query_one(RunPane)
+        pane.add_class("-visible")
+        code = "import sys,time\nfor i in range(3): print('line', i, flush=True)\nsys.exit(3)"
+        pane.start(RunPlan([Step("py", [sys.executable, "-c", code], project)], ["a note"]))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pane.output[:1] == ["note: a note"] and "line 2" in pane.output
+        assert "failed (exit 3)" in str(pane.query_one("#run-status").render())
+        assert "failed (exit 3)" in screen.last_message
+        sleeper = "import time\nprint('started', flush=True)\ntime.sleep(60)"
+        pane.start(RunPlan([Step("sleep", [sys.executable, "-c", sleeper], project)]))
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "started" in pane.output:
+                break
+        await pilot.press("ctrl+k")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "stopped" in str(pane.query_one("#run-status").render())
+        out = subprocess.run(["pgrep", "-f", "time.sleep\\(60\\)"], capture_output=True, text=True)
+        assert out.stdout.strip() == ""

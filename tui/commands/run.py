@@ -1,0 +1,125 @@
+"""`hipport run [PATH] [--device N] [--arch gfx942] [--json] [--baseline]`: build the ported project
+and launch it on the local GPU, headless (the run pane's engine, without the app).
+
+Exit status: 0 passed (or built, not launched), 1 build/run failure or a failed check, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "run",
+        help="build the ported project and run it on the local GPU",
+        description="Build the ported project (gemm.cu -> gemm.hip, as `hipport convert` writes it) for the "
+        "detected AMD GPU and run it; without an AMD GPU, build for --arch (default gfx942) and say that "
+        "nothing was launched. --baseline builds and runs the ORIGINAL CUDA sources on an NVIDIA GPU.",
+    )
+    p.add_argument("path", nargs="?", default=".", help="project directory or one file (default: .)")
+    p.add_argument("--device", type=int, default=None, help="HIP index of the GPU (sets HIP_VISIBLE_DEVICES only)")
+    p.add_argument("--arch", default=None, help="offload arch to build for (default: the GPU's, else gfx942)")
+    p.add_argument("--baseline", action="store_true", help="CUDA baseline: build and run the original CUDA sources")
+    p.add_argument("--json", action="store_true", help="print one JSON report on stdout (output goes to stderr)")
+    p.add_argument("--list-devices", action="store_true", help="list the GPUs and exit")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
+    p.add_argument("--args", default=None, help="arguments for the program, as one string (e.g. '4096 --repeats 10')")
+    p.set_defaults(func=handle)
+
+
+def _config(path: Path) -> dict[str, object]:
+    from hipport.engine.config import ConfigError, load_config
+    from hipport.tui.cli import CliError
+
+    root = path if path.is_dir() else path.parent
+    try:
+        cfg = load_config(root)
+    except ConfigError as e:
+        raise CliError(str(e)) from None
+    run = dict(cfg.run)
+    if "arch" not in run and cfg.origin is not None:
+        run["arch"] = list(cfg.archs)
+    return run
+
+
+def handle(args: argparse.Namespace) -> int:
+    from hipport.engine.toolchain import detect as detect_mod
+    from hipport.engine.toolchain.devices import choices
+    from hipport.engine.toolchain.execute import run_plan
+    from hipport.engine.toolchain.monitor import format_usage
+    from hipport.engine.toolchain.plan import PlanError, plan
+    from hipport.tui.cli import CliError
+
+    path = Path(args.path)
+    if not path.exists():
+        raise CliError(f"no such file or directory: {args.path}")
+    cfg = _config(path)
+    if args.args is not None:
+        import shlex
+
+        cfg["args"] = shlex.split(args.args)
+    wants_torch = path.suffix == ".py" or (path.is_dir() and not any(
+        (path / n).exists() for n in ("Makefile", "makefile", "CMakeLists.txt")
+    ) and any(path.glob("*.py")) and not any(path.glob("*.cu")))
+    detection = detect_mod.detect(torch=wants_torch)
+    out = sys.stderr if args.json else sys.stdout
+
+    if args.list_devices:
+        devs = choices(detection, "amd") + choices(detection, "nvidia")
+        if args.json:
+            print(json.dumps([{"index": d.index, "label": d.label, "vendor": d.gpu.vendor} for d in devs]))
+        else:
+            for d in devs:
+                print(f"{d.gpu.vendor:6} {d.label}")
+            if not devs:
+                print("no GPU found")
+        return 0
+
+    try:
+        rp = plan(path, cfg, arch=args.arch, device=args.device, detection=detection, baseline=args.baseline)
+    except PlanError as e:
+        raise CliError(str(e)) from None
+
+    for line in rp.describe() if args.dry_run else [rp.label + (f" on {rp.device.label()}" if rp.device else ""), *rp.notes]:
+        print(line, file=out)
+    if not args.baseline and not detection.has_amd_gpu and detection.has_nvidia_gpu:
+        print("an NVIDIA GPU is present: `hipport run --baseline` runs the original CUDA sources as a baseline", file=out)
+    if args.dry_run:
+        return 0
+    if not rp.ready:
+        if args.json:
+            print(json.dumps({"status": "not ready", "notes": rp.notes}))
+        raise CliError(rp.notes[0] if rp.notes else "nothing to build")
+
+    current: list[str] = [""]
+
+    def on_line(step, line) -> None:  # type: ignore[no-untyped-def]
+        if step.title != current[0]:
+            current[0] = step.title
+            print(f"── {step.role}: {' '.join(step.argv)}", file=out, flush=True)
+        print(line.text, file=out if line.stream == "stdout" else sys.stderr, flush=True)
+
+    def on_usage(u) -> None:  # type: ignore[no-untyped-def]
+        text = format_usage([u])
+        if text:
+            print(f"[usage] {text}", file=sys.stderr, flush=True)
+
+    report = run_plan(rp, detection, on_line=on_line, on_usage=None if args.json else on_usage)
+
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        for d in report.diagnostics:
+            print(f"{d.location()}: {d.severity}: {d.message}" + (f" [{d.flag}]" if d.flag else ""))
+        if report.summary is not None:
+            print()
+            for line in report.summary.lines():
+                print(line)
+        if report.explanation:
+            print(f"hint: {report.explanation}")
+        print(f"status: {report.status}")
+    return 0 if report.status in ("passed", "built, not launched") else 1

@@ -2,9 +2,10 @@
 
 Conventions (hipify-clang's): `#include <hip/hip_runtime.h>` replaces the first CUDA main header in
 place; later headers that map to it, or to a header already included, are removed (their line is
-left empty so line numbers stay); a CUDA file that uses the runtime without including any CUDA
-header gets it inserted (nvcc includes cuda_runtime.h implicitly), right after `#pragma once` in
-a header that has one, else before the first line of code.
+left empty so line numbers stay); a CUDA file (.cu/.cuh) with device code or runtime calls that
+ends up without hip_runtime.h gets it inserted (nvcc includes cuda_runtime.h implicitly; a library
+header such as hipblas.h does not bring it), right after `#pragma once` in a header that has one,
+else before the first line of code.
 """
 
 from __future__ import annotations

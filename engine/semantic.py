@@ -70,8 +70,12 @@ def unavailable_reason() -> str | None:
 
 @functools.cache
 def _index() -> Any:
+    import atexit
+
     import clang.cindex as ci
 
+    # free the index while libclang is still loaded (its __del__ fails during interpreter teardown)
+    atexit.register(_index.cache_clear)
     return ci.Index.create()
 
 

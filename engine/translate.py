@@ -361,7 +361,7 @@ def translate_text(
     out.count("include", len(inc.edits))
     for prob in inc.problems:
         rep(ReportKind.UNSUPPORTED, prob.header, prob.start, prob.end, prob.message)
-    if (insert_runtime and cuda_file and not inc.has_runtime and inc.cuda_headers == 0
+    if (insert_runtime and cuda_file and not inc.has_runtime
             and (used_runtime or _has_cuda_code(toks))):
         ins = runtime_insertion(toks, directives, newline)
         edit(ins.start, ins.end, ins.replacement, ins.rule, ins.note)
@@ -463,21 +463,21 @@ def _eval_condition(kind: str, expr: str, defs: dict[str, str]) -> bool | None:
                lambda m: "1" if (m.group(1) or m.group(2)) in defs else "0", expr)
     e = re.sub(r"//.*|/\*.*?\*/", " ", e)
 
-    def ident(m: re.Match[str]) -> str:
-        return defs.get(m.group(), "\0")  # an unknown macro: undecidable
-
-    e = re.sub(r"[A-Za-z_]\w*", ident, e)
-    if "\0" in e:
-        return None
+    e = re.sub(r"[A-Za-z_]\w*", lambda m: defs.get(m.group(), "\0"), e)
     e = e.replace("&&", " and ").replace("||", " or ")
     e = re.sub(r"!(?!=)", " not ", e)
     e = re.sub(r"(\d+)[uUlL]+", r"\1", e)
-    if not re.fullmatch(r"[\d\s()+\-*/%<>=!andotr]*", e):
+    if not re.fullmatch(r"[\d\s()+\-*/%<>=!andotr\0]*", e):
         return None
-    try:
-        return bool(eval(e, {"__builtins__": {}}, {}))  # digits, operators and and/or/not only
-    except Exception:
-        return None
+    # a macro the -D list does not define may still be defined by the code: decided only when the
+    # answer is the same whether such macros are 0 or 1 (`defined(X) && FOO > 1` with X undefined)
+    values = set()
+    for unknown in ("0", "1"):
+        try:
+            values.add(bool(eval(e.replace("\0", unknown), {"__builtins__": {}}, {})))  # digits and operators only
+        except Exception:
+            return None
+    return values.pop() if len(values) == 1 else None
 
 
 def _arg_rewrite(i: int, open_i: int, rw: tuple[str, int, str | int], repl: str, toks: Tokens,

@@ -1,0 +1,402 @@
+"""Translation rules, one test (or a few) per rule of issue 2 (items 3, 4, 6)."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hipport.engine.edits import apply_edits
+from hipport.engine.model import ReportKind, TranslationMode
+from hipport.engine.source import Source, read_source
+from hipport.engine.translate import TranslateError, TranslateOptions, rocm_version, translate
+
+
+def run(src: str, path: str = "x.cu", **kw: object) -> tuple[str, object]:
+    kw.setdefault("ast", "off")
+    t = translate(Source.from_text(src, path), TranslateOptions(**kw))  # type: ignore[arg-type]
+    return apply_edits(src, t.edits), t
+
+
+def kinds(t: object) -> dict[str, str]:
+    return {r.name: r.kind.value for r in t.reports}  # type: ignore[attr-defined]
+
+
+# -- identifiers only ------------------------------------------------------------------------------
+
+def test_identifiers_renamed_comments_and_strings_byte_for_byte() -> None:
+    src = ('#include <cuda_runtime.h>\n'
+           '// cudaMalloc(&p, n) in a comment\n'
+           '/* cudaFree(p); cudaStream_t */\n'
+           'void f(void** p) { cudaMalloc(p, 4); puts("cudaMalloc failed"); char c = \'c\'; '
+           'const char* r = R"x(cudaFree")x"; }\n')
+    out, _ = run(src)
+    assert "// cudaMalloc(&p, n) in a comment\n" in out
+    assert "/* cudaFree(p); cudaStream_t */\n" in out
+    assert 'puts("cudaMalloc failed")' in out
+    assert 'R"x(cudaFree")x"' in out
+    assert "{ hipMalloc(p, 4);" in out
+
+
+def test_comments_and_strings_translated_only_when_asked() -> None:
+    src = '// use cudaMalloc\nconst char* s = "cudaFree";\n'
+    out, _ = run(src, "x.cpp", translate_comments=True)
+    assert out == '// use hipMalloc\nconst char* s = "cudaFree";\n'
+    out, _ = run(src, "x.cpp", translate_strings=True)
+    assert out == '// use cudaMalloc\nconst char* s = "hipFree";\n'
+
+
+def test_members_and_other_scopes_are_not_renamed() -> None:
+    src = "void f(S s, T* t) { s.cudaMalloc(1); t->cudaFree(2); mine::cudaMemset(3); ::cudaDeviceReset(); }\n"
+    out, t = run(src, "x.cpp")
+    assert "s.cudaMalloc(1)" in out and "t->cudaFree(2)" in out and "mine::cudaMemset(3)" in out
+    assert "::hipDeviceReset()" in out
+    assert not t.reports
+
+
+def test_cub_namespace_renamed() -> None:
+    out, _ = run("#include <cub/cub.cuh>\nusing BR = cub::BlockReduce<float, 128>;\n")
+    assert "#include <hipcub/hipcub.hpp>" in out
+    assert "hipcub::BlockReduce<float, 128>" in out
+
+
+def test_macro_bodies_and_preprocessor_lines_translated() -> None:
+    src = ("#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) abort(); } while (0)\n"
+           "#define STREAM cudaStreamPerThread\n"
+           "#if defined(USE_ASYNC)\n#define ALLOC(p, n) cudaMallocAsync(p, n, 0)\n#endif\n")
+    out, _ = run(src, "x.cpp")
+    assert "hipError_t e = (x); if (e != hipSuccess)" in out
+    assert "#define STREAM hipStreamPerThread" in out
+    assert "#define ALLOC(p, n) hipMallocAsync(p, n, 0)" in out
+
+
+def test_user_macros_named_like_cuda_are_left_alone() -> None:
+    src = "#define cudaCheckError(x) (x)\nvoid f() { cudaCheckError(1); }\n"
+    out, t = run(src, "x.cpp")
+    assert out == src
+    assert not t.reports
+
+
+# -- includes ---------------------------------------------------------------------------------------
+
+def test_main_header_replaced_in_place_and_once() -> None:
+    src = "#include <cstdio>\n#include <cuda_runtime.h>\n#include <cuda.h>\n#include \"cuda_runtime_api.h\"\nint x;\n"
+    out, _ = run(src)
+    assert out == "#include <cstdio>\n#include <hip/hip_runtime.h>\n\n#include <hip/hip_runtime_api.h>\nint x;\n"
+
+
+def test_existing_hip_runtime_counts() -> None:
+    src = "#include <hip/hip_runtime.h>\n#include <cuda_runtime.h>\n"
+    out, _ = run(src)
+    assert out == "#include <hip/hip_runtime.h>\n\n"
+
+
+def test_library_header_and_roc_header() -> None:
+    src = "#include <cublas_v2.h>\nvoid f(cublasHandle_t h) { cublasCreate(&h); }\n"
+    out, _ = run(src, "x.cpp")
+    assert "#include <hipblas.h>" in out and "hipblasCreate(&h)" in out
+    out, _ = run(src, "x.cpp", roc=True)
+    assert "#include <rocblas.h>" in out and "rocblas_create_handle(&h)" in out
+
+
+def test_cu_file_without_cuda_header_gets_runtime() -> None:
+    src = "// kernel file\n__global__ void k(float* a) { a[threadIdx.x] = 0; }\n"
+    out, _ = run(src, "k.cu")
+    assert out == "// kernel file\n#include <hip/hip_runtime.h>\n__global__ void k(float* a) { a[threadIdx.x] = 0; }\n"
+
+
+def test_header_with_pragma_once_gets_runtime_after_it() -> None:
+    src = "// h\n#pragma once\n\n__device__ inline int lane() { return threadIdx.x; }\n"
+    out, _ = run(src, "h.cuh")
+    assert out == "// h\n#pragma once\n#include <hip/hip_runtime.h>\n\n__device__ inline int lane() { return threadIdx.x; }\n"
+
+
+def test_plain_cpp_file_gets_no_runtime_insert() -> None:
+    src = "int add(int a, int b) { return a + b; }\n"
+    out, t = run(src, "x.cpp")
+    assert out == src and not t.edits
+    out, t = run(src, "x.cu")
+    assert out == src and not t.edits  # a .cu file with no CUDA in it needs nothing
+
+
+def test_dropped_header_line_left_empty() -> None:
+    src = "#include <cuda_runtime.h>\n#include <device_launch_parameters.h>\nint x;\n"
+    out, _ = run(src)
+    assert out == "#include <hip/hip_runtime.h>\n\nint x;\n"
+
+
+# -- launches ---------------------------------------------------------------------------------------
+
+LAUNCHES = [
+    ("k<<<g, b>>>(x);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x);"),
+    ("k<<<g, b, smem>>>(x, y);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), smem, 0, x, y);"),
+    ("k<<<g, b, 0, s>>>(x);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s, x);"),
+    ("k<<<dim3(2, 2), dim3(16, 16)>>>();", "hipLaunchKernelGGL(k, dim3(2, 2), dim3(16, 16), 0, 0);"),
+    ("k<float, 4><<<1, 64>>>(p);", "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float, 4>), dim3(1), dim3(64), 0, 0, p);"),
+    ("ns::inner::k<<<1, 64>>>(p);", "hipLaunchKernelGGL(ns::inner::k, dim3(1), dim3(64), 0, 0, p);"),
+    ("ns::k<T><<<n / 256, 256, 0, st>>>(f(a, b), c);",
+     "hipLaunchKernelGGL(HIP_KERNEL_NAME(ns::k<T>), dim3(n / 256), dim3(256), 0, st, f(a, b), c);"),
+    ("k<A<B>><<<1, 2>>>(p);", "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<A<B>>), dim3(1), dim3(2), 0, 0, p);"),
+]
+
+
+@pytest.mark.parametrize(("cuda", "hip"), LAUNCHES)
+def test_launch_forms_to_ggl(cuda: str, hip: str) -> None:
+    out, t = run("void f() { " + cuda + " }\n", "x.cpp", launch_syntax="ggl")
+    assert out == "void f() { " + hip + " }\n"
+    assert t.stats["launch"] == 1
+
+
+def test_launch_kept_by_default() -> None:
+    src = "void f() { k<<<1, 2>>>(p); }\n"
+    out, _ = run(src, "x.cpp")
+    assert out == src
+
+
+def test_launch_in_macro_body_and_split_launch_reported() -> None:
+    src = ("#define LAUNCH(k, n, ...) k<<<(n + 255) / 256, 256>>>(__VA_ARGS__)\n"
+           "#define CFG(g, b) <<<g, b>>>\n"
+           "void f() { LAUNCH(kern, 10, p); kern CFG(1, 2)(p); }\n")
+    out, t = run(src, "x.cpp", launch_syntax="ggl")
+    assert out.splitlines()[0] == ("#define LAUNCH(k, n, ...) hipLaunchKernelGGL(k, dim3((n + 255) / 256), "
+                                   "dim3(256), 0, 0, __VA_ARGS__)")
+    assert out.splitlines()[1] == "#define CFG(g, b) <<<g, b>>>"
+    manual = [r for r in t.reports if r.kind == ReportKind.MANUAL]
+    assert len(manual) == 1 and manual[0].line == 2
+
+
+def test_multiline_launch_keeps_lines() -> None:
+    src = "void f() {\n  k<<<\n    g,\n    b>>>(p);\n}\n"
+    out, _ = run(src, "x.cpp", launch_syntax="ggl")
+    assert out.count("\n") == src.count("\n")
+    assert out.replace(" ", "").replace("\n", "") == "voidf(){hipLaunchKernelGGL(k,dim3(g),dim3(b),0,0,p);}"
+
+
+# -- calls whose arguments change -------------------------------------------------------------------
+
+def test_argument_rewrites() -> None:
+    src = ("void f(void** p, cudaEvent_t* e, int* a, int* b, CUfunction fn) {\n"
+           "  cudaMallocHost(p, 64);\n"
+           "  cudaEventCreate(e, cudaEventDisableTiming);\n"
+           "  cudaEventCreate(e);\n"
+           "  cuOccupancyMaxPotentialBlockSize(a, b, fn, cb(cudaSuccess), 0, 256);\n"
+           "}\n")
+    out, _ = run(src, "x.cpp")
+    lines = out.splitlines()
+    assert lines[1] == "  hipHostMalloc(p, 64, hipHostMallocDefault);"
+    assert lines[2] == "  hipEventCreateWithFlags(e, hipEventDisableTiming);"
+    assert lines[3] == "  hipEventCreate(e);"
+    assert lines[4] == "  hipModuleOccupancyMaxPotentialBlockSize(a, b, fn, 0, 256);"
+
+
+# -- CUDA's own preprocessor macros -----------------------------------------------------------------
+
+def test_preprocessor_macros_get_hip_meaning() -> None:
+    src = ("#ifdef __CUDACC__\n#endif\n"
+           "#if defined(__CUDA_ARCH__)\n#endif\n"
+           "#ifdef __CUDA_ARCH__\n#endif\n"
+           "#if __CUDA_ARCH__ >= 700\n#endif\n"
+           "#if __CUDA_ARCH__ < 600\n#endif\n"
+           "#if __CUDA_ARCH__ >= 900\n#endif\n"
+           "#if CUDART_VERSION >= 11020\n#endif\n"
+           "#if CUDA_VERSION < 10000\n#endif\n"
+           "#if defined(CUDART_VERSION) && CUDART_VERSION >= 12000\n#endif\n")
+    out, _ = run(src, "x.cpp")
+    lines = out.splitlines()
+    assert lines[0] == "#ifdef __HIPCC__"
+    assert lines[2] == "#if defined(__HIP_DEVICE_COMPILE__)"
+    assert lines[4] == "#ifdef __HIP_DEVICE_COMPILE__"
+    assert lines[6].startswith("#if defined(__HIP_DEVICE_COMPILE__) /*")
+    assert lines[8].startswith("#if !defined(__HIP_DEVICE_COMPILE__) /*")
+    assert lines[10].startswith("#if 0 /*")
+    assert lines[12].startswith("#if 1 /*")
+    assert lines[14].startswith("#if 0 /*")
+    assert lines[16].startswith("#if defined(HIP_VERSION) && 1 /*")
+    # idempotent: the rewritten tests hold no CUDA macro outside comments
+    out2, t2 = run(out, "x.cpp")
+    assert out2 == out and not t2.edits
+
+
+def test_numeric_arch_use_without_literal_is_reported() -> None:
+    out, t = run("#if __CUDA_ARCH__ >= MIN_ARCH\n#endif\n", "x.cpp")
+    assert out.startswith("#if __CUDA_ARCH__")
+    assert kinds(t)["__CUDA_ARCH__"] == "manual"
+
+
+def test_include_guards_of_cuda_headers_become_hip_guards() -> None:
+    src = ("#include <cuda_fp16.h>\n#ifdef __CUDA_FP16_H__\n#define HALF 1\n#endif\n"
+           "#if defined(__CUDA_RUNTIME_H__) || defined(CUBLAS_V2_H_)\n#endif\n")
+    out, _ = run(src, "x.cpp")
+    assert "#ifdef HIP_INCLUDE_HIP_HIP_FP16_H\n" in out
+    assert "#if defined(HIP_INCLUDE_HIP_HIP_RUNTIME_H) || defined(HIPBLAS_H)\n" in out
+
+
+# -- target ROCm, reports ---------------------------------------------------------------------------
+
+def test_rocm_target_reports_newer_names_with_version() -> None:
+    src = "void f() { cudaGraphInstantiateWithParams(0, 0, 0); }\n"
+    out, t = run(src, "x.cpp", rocm=(6, 1))
+    assert out == src
+    (r,) = t.reports
+    assert r.kind == ReportKind.NEEDS_NEWER_ROCM and r.since == "6.2.0" and r.hip_name == ""
+    out, t = run(src, "x.cpp", rocm=(6, 2))
+    assert "hipGraphInstantiateWithParams" in out and not t.reports
+
+
+def test_rocm_version_parsing() -> None:
+    assert rocm_version("7.0") == (7, 0)
+    assert rocm_version("6") == (6, 0)
+    assert rocm_version("6.4.1") == (6, 4)
+    with pytest.raises(ValueError):
+        rocm_version("seven")
+
+
+def test_unsupported_unknown_manual_reports_with_positions() -> None:
+    src = ("void f() {\n"
+           "  cudaDeviceFlushGPUDirectRDMAWrites(a, b);\n"
+           "  cudaNotARealApi(1);\n"
+           "  asm volatile(\"bar.sync 0;\");\n"
+           "  my_cudaThing(2);\n"
+           "}\n")
+    out, t = run(src, "x.cpp")
+    assert out == src
+    got = {(r.name, r.kind, r.line, r.col) for r in t.reports}
+    assert ("cudaDeviceFlushGPUDirectRDMAWrites", ReportKind.UNSUPPORTED, 2, 3) in got
+    assert ("cudaNotARealApi", ReportKind.UNKNOWN, 3, 3) in got
+    assert ("asm", ReportKind.MANUAL, 4, 3) in got
+    assert len(got) == 3
+    assert t.stats["unconverted"] == 1
+
+
+def test_experimental_names_need_the_option() -> None:
+    src = "void f() { cublasSgemm_v2_64(h); }\n"
+    out, t = run(src, "x.cpp")
+    assert out == src and kinds(t)["cublasSgemm_v2_64"] == "unsupported"
+    out, t = run(src, "x.cpp", experimental=True)
+    assert "hipblasSgemm_64(h)" in out
+
+
+def test_report_offsets_are_str_offsets_with_non_ascii_text() -> None:
+    src = "// héllo wörld ✓\nvoid f() { cudaNotReal(); cudaMalloc(0, 0); }\n"
+    out, t = run(src, "x.cpp")
+    (r,) = t.reports
+    assert src[r.start:r.end] == "cudaNotReal" and (r.line, r.col) == (2, 12)
+    assert "hipMalloc(0, 0)" in out and out.startswith("// héllo wörld ✓\n")
+
+
+def test_skip_inactive_blocks_with_defines() -> None:
+    src = ("#ifdef USE_CUDA_PATH\nvoid a() { cudaDeviceReset(); }\n#else\nvoid b() { cudaDeviceReset(); }\n#endif\n"
+           "#if defined(OTHER) && FOO > 1\nvoid c() { cudaDeviceReset(); }\n#endif\n")
+    out, _ = run(src, "x.cpp", defines=("USE_CUDA_PATH",), skip_inactive=True)
+    lines = out.splitlines()
+    assert lines[1] == "void a() { hipDeviceReset(); }"
+    assert lines[3] == "void b() { cudaDeviceReset(); }"  # inactive: left as is
+    assert lines[6] == "void c() { cudaDeviceReset(); }"  # OTHER undefined: the && is false
+    out, _ = run(src, "x.cpp")  # default: every block translated
+    assert out.count("hipDeviceReset") == 3
+
+
+# -- bytes in, bytes out ----------------------------------------------------------------------------
+
+def _roundtrip(tmp_path: Path, data: bytes, name: str = "f.cu") -> bytes:
+    p = tmp_path / name
+    p.write_bytes(data)
+    src = read_source(p)
+    t = translate(src, TranslateOptions(ast="off"))
+    return src.encode(apply_edits(src.text, t.edits))
+
+
+def test_nothing_to_translate_is_identical_bytes(tmp_path: Path) -> None:
+    for data in (b"int main() { return 0; }\r\n// caf\xc3\xa9\r\n",
+                 codecs.BOM_UTF8 + b"int x;\n",
+                 b"// Latin-1 \xe9\xe8\nint y;\n",
+                 b"no newline at end"):
+        assert _roundtrip(tmp_path, data) == data
+
+
+def test_crlf_bom_latin1_kept_when_translated(tmp_path: Path) -> None:
+    data = codecs.BOM_UTF8 + b"#include <cuda_runtime.h>\r\n// \xc3\xa9\r\nvoid f() { cudaDeviceReset(); }\r\n"
+    out = _roundtrip(tmp_path, data)
+    assert out == codecs.BOM_UTF8 + b"#include <hip/hip_runtime.h>\r\n// \xc3\xa9\r\nvoid f() { hipDeviceReset(); }\r\n"
+    data = b"// \xe9\r\n__global__ void k() {}\r\n"
+    out = _roundtrip(tmp_path, data, "k.cu")
+    assert out == b"// \xe9\r\n#include <hip/hip_runtime.h>\r\n__global__ void k() {}\r\n"
+
+
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "translate"
+
+
+@pytest.mark.parametrize("name", ["saxpy_streams.cu", "half_props.cu", "helpers.cuh"])
+@pytest.mark.parametrize("syntax", ["chevron", "ggl"])
+def test_translating_output_again_changes_nothing(name: str, syntax: str) -> None:
+    src = read_source(SAMPLES / name)
+    opts = TranslateOptions(ast="off", launch_syntax=syntax)
+    once = apply_edits(src.text, translate(src, opts).edits)
+    assert once != src.text
+    again = translate(Source.from_text(once, SAMPLES / name), opts)
+    assert not again.edits
+
+
+_PIECES = ["cudaMalloc(&p, n);", "// cudaFree\n", "\"cudaMemcpy\"", "#include <cuda_runtime.h>\n",
+           "k<<<g, b>>>(x);", "#if __CUDA_ARCH__ >= 700\n#endif\n", "int x = 1'000;", "é", "\r\n", "\n",
+           "cudaStream_t s;", "/* ✓ */", "#define M(a) cudaFree(a)\n", "template <class T> void f();",
+           "R\"(cudaFree)\"", "\\\n", " ", "cub::BlockReduce<int, 4> r;", "#include <cublas_v2.h>\n"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES), max_size=25), st.sampled_from(["chevron", "ggl"]))
+def test_idempotent_and_stable_on_random_mixtures(pieces: list[str], syntax: str) -> None:
+    text = "".join(pieces)
+    opts = TranslateOptions(ast="off", launch_syntax=syntax)
+    t = translate(Source.from_text(text, "r.cu"), opts)
+    once = apply_edits(text, t.edits)
+    again = translate(Source.from_text(once, "r.cu"), opts)
+    assert apply_edits(once, again.edits) == once
+
+
+# -- modes ------------------------------------------------------------------------------------------
+
+def test_token_mode_says_so() -> None:
+    _, t = run("void f() { cudaDeviceReset(); }\n", "x.cpp", ast="off")
+    assert t.mode == TranslationMode.TOKENS
+
+
+def test_ast_on_without_resource_dir_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipport.engine import semantic
+
+    monkeypatch.setenv("HIPPORT_NO_AST", "1")
+    semantic.unavailable_reason.cache_clear()
+    try:
+        with pytest.raises(TranslateError, match="AST mode unavailable"):
+            run("int x;\n", "x.cpp", ast="on")
+        _, t = run("int x;\n", "x.cpp", ast="auto")
+        assert t.mode == TranslationMode.TOKENS
+    finally:
+        semantic.unavailable_reason.cache_clear()
+
+
+def _ast_available() -> str | None:
+    from hipport.engine import semantic
+
+    semantic.unavailable_reason.cache_clear()
+    return semantic.unavailable_reason()
+
+
+@pytest.mark.skipif(_ast_available() is not None, reason=f"AST mode unavailable here: {_ast_available()}")
+def test_ast_mode_keeps_user_function_named_like_cuda() -> None:
+    src = ("#include <cuda_runtime.h>\n"
+           "namespace mine { int cudaDeviceReset(int code) { return code; } }\n"
+           "using namespace mine;\n"
+           "int f() { cudaDeviceSynchronize(); return cudaDeviceReset(3); }\n"
+           "int g() { return (int)::cudaDeviceReset(); }\n")
+    out, t = run(src, "u.cu", ast="on")
+    assert t.mode == TranslationMode.AST
+    assert "int cudaDeviceReset(int code)" in out          # the user's declaration
+    assert "return cudaDeviceReset(3);" in out             # a call that resolves to it
+    assert "hipDeviceSynchronize();" in out
+    assert "(int)::hipDeviceReset();" in out               # CUDA's own, by the AST
+    tok, _ = run(src, "u.cu", ast="off")
+    assert "return hipDeviceReset(3);" in tok              # tokens alone cannot tell

@@ -233,7 +233,7 @@ def _blocks(t: LineTable, edits: Sequence[Edit]) -> list[_Block]:
         raise EditConflict(*conflict)
     if ordered and ordered[-1].end > len(t.text):
         raise ValueError(f"edit ends at {ordered[-1].end}, beyond the text's {len(t.text)} characters")
-    blocks: list[_Block] = []
+    spans: list[tuple[int, int, int, int]] = []  # (first line, last line, first edit, end edit)
     i = 0
     while i < len(ordered):
         e = ordered[i]
@@ -245,11 +245,23 @@ def _blocks(t: LineTable, edits: Sequence[Edit]) -> list[_Block]:
                 ej = ordered[j]
                 b = max(b, t.line_of(ej.end - 1) if ej.end > ej.start else t.line_of(ej.start))
                 j += 1
-            # a block must end with a whole line: if an edit ate the final terminator, take the next line in
             rendered = _render_block(t, a, b, ordered[i:j])[0]
-            if _ends_line(rendered) or b >= t.n - 1:
-                break
-            b += 1
+            # A block must start and end on whole rendered lines. If an edit ate the final terminator, or
+            # a "\r" and a "\n" would meet across the block's edge to form one CRLF, take the neighbour in.
+            if a > 0 and rendered.startswith("\n") and t.text[t.start(a) - 1] == "\r":
+                a -= 1
+                if spans and spans[-1][1] >= a:
+                    a, _, i, _ = spans.pop()
+                continue
+            if b < t.n - 1 and (not _ends_line(rendered) or (
+                    rendered.endswith("\r") and t.text[t.full_end(b)] == "\n")):
+                b += 1
+                continue
+            break
+        spans.append((a, b, i, j))
+        i = j
+    blocks: list[_Block] = []
+    for a, b, i, j in spans:
         key = (a, tuple(ordered[i:j]))
         with t._lock:
             blk = t._blocks.get(key)
@@ -262,7 +274,6 @@ def _blocks(t: LineTable, edits: Sequence[Edit]) -> list[_Block]:
                 while len(t._blocks) > _MAX_BLOCKS:
                     t._blocks.popitem(last=False)
         blocks.append(blk)
-        i = j
     return blocks
 
 

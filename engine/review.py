@@ -173,6 +173,7 @@ class ReviewSession:
         self._translate = translate or _default_translate
         self._analyze = analyze or _default_analyze
         self._lock = threading.RLock()
+        self._commit_lock = threading.Lock()
         self._load_locks: dict[str, threading.Lock] = {}
         self._loaded: dict[str, FileReview] = {}
         self._errors: dict[str, str] = {}
@@ -793,15 +794,18 @@ class ReviewSession:
 
         if not message.strip():
             raise ReviewError("the commit message is empty")
-        with self._lock:
+        with self._commit_lock:
             paths = self.committable()
             if not paths:
                 raise ReviewError("nothing to commit: write a file first (w)")
+            # git runs without the session lock: the UI keeps deciding while a commit is made
             sha = commit_paths(self.root, list(paths), message, branch, expected=paths)
-            for fs in self._state.files.values():
-                if fs.written is not None and fs.written.path in paths and not fs.committed:
-                    fs.committed = sha
-            self._autosave()
+            with self._lock:
+                for fs in self._state.files.values():
+                    w = fs.written
+                    if w is not None and w.path in paths and w.sha256 == paths[w.path] and not fs.committed:
+                        fs.committed = sha
+                self._autosave()
             return sha
 
     # ----------------------------------------------------------------------------------- stale files

@@ -148,7 +148,7 @@ def test_decide_applies_to_the_whole_group_and_renders(project: Path) -> None:
 def test_decide_one_refuses_to_split_a_group(project: Path) -> None:
     s = session(project)
     lane, m1, _ = ids(s)
-    with pytest.raises(GroupRefused, match="fix group masks .*all masks of the reduction"):
+    with pytest.raises(GroupRefused, match=r"fix group masks .*all masks of the reduction"):
         s.decide_one(REL, m1, Decision.ACCEPTED)
     assert s.decision(REL, m1) == Decision.PENDING
     assert not s.can_undo()

@@ -33,8 +33,8 @@ class Key:
 
 # The review screen (main screen). Order = order in footer and help.
 REVIEW_KEYS: tuple[Key, ...] = (
-    Key("review.accept", "y,a", "accept", "Accept fix", "Decide", True, "y/a", DECIDE),
-    Key("review.reject", "n,r", "reject", "Reject fix", "Decide", True, "n/r", DECIDE),
+    Key("review.accept", "y,a", "accept", "Accept fix", "Decide", True, "y", DECIDE),
+    Key("review.reject", "n,r", "reject", "Reject fix", "Decide", True, "n", DECIDE),
     Key("review.accept_one", ".", "accept_one", "Accept only this finding (not its group)", "Decide"),
     Key("review.accept_rest", "A", "accept_rest", "Accept the rest of the file", "Decide"),
     Key("review.reject_rest", "R", "reject_rest", "Reject the rest of the file", "Decide"),
@@ -42,8 +42,8 @@ REVIEW_KEYS: tuple[Key, ...] = (
     Key("review.redo", "ctrl+r", "redo", "Redo", "Decide"),
     Key("review.resolve_stale", "exclamation_mark", "resolve_stale",
         "Re-review a stale file (keep decisions that still match)", "Decide"),
-    Key("review.style", "s", "switch_style", "Switch fix style (this finding)", "Decide", True, "s"),
-    Key("review.style_file", "S", "switch_style_file", "Switch fix style (whole file)", "Decide"),
+    Key("review.style", "s", "switch_style", "Fix style", "Decide", True, "s", None),
+    Key("review.style_file", "S", "switch_style_file", "Fix style for the whole file", "Decide"),
     Key("nav.next_undecided", "j", "next_undecided", "Next undecided finding", "Navigate", True, "j", NAVIGATE),
     Key("nav.prev_undecided", "k", "prev_undecided", "Previous undecided finding", "Navigate", True, "k",
         NAVIGATE),
@@ -56,7 +56,7 @@ REVIEW_KEYS: tuple[Key, ...] = (
     Key("view.output", "o", "cycle_output", "Cycle output mode (in place / sibling / folder)", "View"),
     Key("file.write", "w", "write", "Write file", "Files", True),
     Key("git.commit", "c", "commit", "Commit", "Files", True),
-    Key("run.start", "b", "build_run", "Build and run", "Run", True),
+    Key("run.start", "b", "build_run", "Build+run", "Run", True),
     Key("run.stop", "ctrl+k", "stop_run", "Stop the run", "Run"),
     Key("run.doctor", "D", "doctor", "Toolchain doctor", "Run"),
     Key("app.theme", "t", "cycle_theme", "Next theme", "App"),

@@ -502,3 +502,17 @@ async def test_run_pane_streams_and_stops(project: Path) -> None:
         assert "stopped" in str(pane.query_one("#run-status").render())
         out = subprocess.run(["pgrep", "-f", "time.sleep\\(60\\)"], capture_output=True, text=True)
         assert out.stdout.strip() == ""
+
+
+async def test_findings_panel_shows_the_rule_catalog_text(project: Path) -> None:
+    from hipport.engine.warp.rules import RULES
+
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("j", "j")
+        assert screen.current == LANE
+        body = str(screen.query_one("#finding-body").render())
+        rule = RULES["W64-01"]
+        assert rule.title in body
+        assert "[wave64]" in body and "- " in body and "% 64;" in body  # the fix as its own small diff

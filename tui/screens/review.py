@@ -246,14 +246,12 @@ class ReviewScreen(Screen[None]):
         parts = [self.session.root.name, self.branch]
         if self.rel is not None:
             d, t = self.session.progress(self.rel)
-            parts.append(f"{self.rel}: {d}/{t} decided")
-        parts.append(f"all: {decided}/{total} decided")
+            parts.append(f"{self.rel} {d}/{t}")
+        parts.append(f"all {decided}/{total} decided")
         unwritten = len(self.session.unwritten())
         if unwritten:
             parts.append(f"{unwritten} unwritten")
-        parts.append(f"style {self.session.config.fix_style.value}")
-        parts.append(f"out {self.session.config.output_mode}")
-        parts.append(self.app.theme)
+        parts.append(f"{self.session.config.fix_style.value} · {self.session.config.output_mode}")
         if self.last_message:
             parts.append(self.last_message)
         self.query_one("#status-bar", Static).update(" · ".join(parts))

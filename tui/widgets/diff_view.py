@@ -130,6 +130,7 @@ class DiffView(ScrollView, can_focus=True):
         self._strip_cache: LRUCache[tuple[int, int, int, bool], Strip] = LRUCache(2048)
         self._line_cache: LRUCache[tuple[str, str], Content] = LRUCache(8192)
         self._style_cache: dict[str, Style] = {}
+        self._pending_centre: int | None = None
 
     # ---- data in -----------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[Any], *, language: str, keep_cursor: bool = False) -> None:
@@ -139,12 +140,12 @@ class DiffView(ScrollView, can_focus=True):
             (max(len(r.old_text or ""), len(r.new_text or "")) for r in rows), default=0
         )
         self._strip_cache.clear()
+        self._update_virtual_size()
         if not keep_cursor:
             self.set_reactive(DiffView.cursor, 0)
-            self.scroll_to(0, 0, animate=False, immediate=True)
+            self.scroll_x = self.scroll_y = 0
         else:
             self.set_reactive(DiffView.cursor, min(self.cursor, max(0, len(rows) - 1)))
-        self._update_virtual_size()
         self.refresh()
 
     def set_marks(self, marks: Mapping[str, Mark], current: str | None) -> None:
@@ -162,6 +163,9 @@ class DiffView(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._strip_cache.clear()
         self._update_virtual_size()
+        if self._pending_centre is not None:
+            row, self._pending_centre = self._pending_centre, None
+            self._centre(row)
 
     def _on_hide(self, event: events.Hide) -> None:
         # Textual blurs a widget on Hide; a re-layout after switching files sends one even though the
@@ -194,8 +198,18 @@ class DiffView(ScrollView, can_focus=True):
         if row is not None:
             self.set_reactive(DiffView.cursor, row)
             self._strip_cache.clear()
-            self.scroll_to(y=max(0, row - self.size.height // 3), animate=False, immediate=True)
+            self._centre(row)
+            # right after set_rows the new virtual size is not laid out yet and the scroll is clamped
+            self.call_after_refresh(self._centre, row)
             self.refresh()
+
+    def _centre(self, row: int) -> None:
+        if row != self.cursor:
+            return
+        if not self.size.height:  # not laid out yet: centre on the first resize
+            self._pending_centre = row
+            return
+        self.scroll_y = max(0, min(row - self.size.height // 3, self.max_scroll_y))
 
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, len(self.rows) - 1)) if self.rows else 0

@@ -66,6 +66,7 @@ class RunPane(Vertical):
         super().__init__(id=id)
         self.output: list[str] = []
         self.running = False
+        self.clock = time.monotonic  # replaceable: snapshot tests need fixed durations
 
     def compose(self) -> ComposeResult:
         yield Static("idle: press b to build and run", id="run-status")
@@ -87,7 +88,7 @@ class RunPane(Vertical):
         self.log_widget.clear()
         self.output = []
         self.running = True
-        started = time.monotonic()
+        started = self.clock()
         code: int | None = 0
         try:
             for note in plan.notes:
@@ -98,16 +99,16 @@ class RunPane(Vertical):
                 code = await self._run_step(step)
                 if code != 0:
                     break
-            elapsed = time.monotonic() - started
+            elapsed = self.clock() - started
             self.set_status(("✓ done" if code == 0 else f"✗ failed (exit {code})") + f" in {elapsed:.1f} s")
         except asyncio.CancelledError:
             code = None
-            self.set_status(f"■ stopped after {time.monotonic() - started:.1f} s")
+            self.set_status(f"■ stopped after {self.clock() - started:.1f} s")
             self.write_line("stopped by the user")
             raise
         finally:
             self.running = False
-            self.post_message(self.Finished(code, time.monotonic() - started, "\n".join(self.output)))
+            self.post_message(self.Finished(code, self.clock() - started, "\n".join(self.output)))
 
     async def _run_step(self, step: Step) -> int:
         from hipport.engine.toolchain.runner import Exited, RunnerError, stream

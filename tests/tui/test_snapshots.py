@@ -1,0 +1,106 @@
+"""SVG snapshots of the main screens in both themes (pytest-textual-snapshot; sync tests, as
+snap_compare runs its own event loop). Update with `pytest tests/tui/test_snapshots.py
+--snapshot-update` after looking at snapshot_report.html."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import open_session
+
+from hipport.tui.app import PortApp
+from hipport.tui.screens import review
+from hipport.tui.screens.review import ReviewScreen
+from hipport.tui.widgets.run_pane import RunPane, RunPlan, Step
+
+SIZE = (120, 34)
+
+# Fixed rule texts: the snapshots must not move when the engine's rule catalog is reworded (the
+# Pilot tests check that the panel shows the catalog's real text).
+RULE_TEXT = {
+    "W64-01": ("Lane or warp index computed from 32", "On a 64-wide wavefront lanes 32-63 alias 0-31."),
+    "W64-02": ("32-bit lane mask", "Masks passed to *_sync builtins are 64-bit on wave64."),
+    "W64-03": ("Shuffle reduction starts at 16", "A tree reduction over 64 lanes starts at offset 32."),
+    "W64-04": ("Loop stride of 32", "Strides of one warp are 64 on wave64."),
+}
+
+
+@pytest.fixture(autouse=True)
+def fixed_rule_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(review, "rule_text", lambda rule: RULE_TEXT.get(rule, ("", "")))
+
+
+def app_for(project: Path, theme: str, ansi: bool = False) -> PortApp:
+    return PortApp(open_session(project), theme=theme, ansi_color=ansi)
+
+
+async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_main_screen_dark(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("y")  # one accepted group: ✓ marks and the new text on the right
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "hipport-dark"), run_before=run_before, terminal_size=SIZE)
+
+
+def test_main_screen_light(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("s")  # portable style shown in the findings panel
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "hipport-light"), run_before=run_before, terminal_size=SIZE)
+
+
+def test_main_screen_16_colours(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "ansi-dark", ansi=True), run_before=run_before, terminal_size=SIZE)
+
+
+def test_help_screen(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "hipport-dark"), run_before=run_before, terminal_size=SIZE)
+
+
+def test_commit_dialog_light(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("y", "n", "w")
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "hipport-light"), run_before=run_before, terminal_size=SIZE)
+
+
+def test_run_pane(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ReviewScreen)
+        pane = screen.query_one(RunPane)
+        pane.clock = lambda: 0.0
+        pane.add_class("-visible")
+        code = "print('hipcc --offload-arch=gfx942 -o build/gemm gemm.hip'); print('PASS  max_abs_err 0.0')"
+        pane.start(RunPlan([Step("build", [sys.executable, "-c", code], project)],
+                           ["no AMD GPU here: built for gfx942, not launched"]))
+        await settle(pilot)
+        await pilot.pause(0.1)
+
+    assert snap_compare(app_for(project, "hipport-dark"), run_before=run_before, terminal_size=SIZE)

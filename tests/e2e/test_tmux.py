@@ -1,0 +1,94 @@
+"""End to end: the INSTALLED `hipport demo --dir` in a real terminal (tmux), driven by keys, read back
+with capture-pane, and the resulting commit checked with git."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+HIPPORT = Path(sys.executable).with_name("hipport")
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.skipif(not HIPPORT.exists(), reason=f"hipport is not installed next to {sys.executable}"),
+]
+
+
+class Tmux:
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def __call__(self, *args: str, check: bool = True) -> str:
+        proc = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"tmux {' '.join(args)}: {proc.stderr.strip()}")
+        return proc.stdout
+
+    def screen(self) -> str:
+        return self("capture-pane", "-p", "-t", "e2e")
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} did not appear on screen:\n{screen}")
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self("send-keys", "-t", "e2e", key)
+            time.sleep(0.15)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def test_demo_review_write_commit_in_a_real_terminal(tmp_path: Path) -> None:
+    demo = tmp_path / "demo"
+    tmux = Tmux(f"hipport-e2e-{uuid.uuid4().hex[:8]}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+    env["TERM"] = "xterm-256color"
+    command = f"{HIPPORT} demo --dir {demo} --theme hipport-dark; echo EXIT=$?; sleep 30"
+    subprocess.run(
+        ["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "e2e", "-x", "140", "-y", "40", command],
+        check=True, env=env, timeout=30,
+    )
+    try:
+        screen = tmux.wait_for("CUDA gemm.cu", timeout=40)
+        assert "HIP gemm.hip" in screen
+        assert "Finding 1/" in tmux.wait_for("Finding 1/")
+        tmux.keys("y")
+        tmux.wait_for("accepted")
+        tmux.keys("w")
+        tmux.wait_for("Wrote gemm.hip")
+        tmux.keys("c")
+        tmux.wait_for("ctrl+s commits")
+        tmux.keys("C-s")
+        tmux.wait_for("Committed")
+        tmux.keys("q")
+        screen = tmux.wait_for("EXIT=", timeout=20)
+        assert "EXIT=0" in screen
+    finally:
+        tmux("kill-server", check=False)
+
+    assert git(demo, "log", "--format=%s").splitlines() == [
+        "Port 1 file to HIP with hipport",
+        "Import the CUDA sample (hipport demo)",
+    ]
+    assert git(demo, "show", "--name-only", "--format=", "HEAD").split() == ["gemm.hip"]
+    body = git(demo, "show", "HEAD:gemm.hip")
+    assert "#include <hip/hip_runtime.h>" in body and "cudaMalloc(" not in body
+    message = git(demo, "log", "-1", "--format=%B")
+    assert "gemm.cu -> gemm.hip" in message and "Warp-width fixes" in message
+    assert git(demo, "status", "--porcelain").strip() == ""  # nothing else left behind in the tree

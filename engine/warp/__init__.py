@@ -1,1 +1,62 @@
-"""Warp-width analysis: rules W64-01..23, findings and fix groups."""
+"""Warp-width analysis: rules W64-01..23, findings and fix groups.
+
+`analyze(source, translation=None, options=None) -> Analysis` finds every 32-lane assumption in
+the ORIGINAL text and offers two fix styles per finding (wave64: MI-series only; portable: NVIDIA
+32, RDNA 32 and CDNA 64). Findings that must change together share a `FixGroup`; shared insertions
+(the portable `HIPPORT_WS` / `lane_mask_t` prelude, pre-ROCm-7 shims) are the group's `shared` fixes.
+Fix edits never overlap the translation's edits: a fix that would is dropped (and said so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..edits import Edit
+from ..model import Analysis, Finding, Fix, FixGroup, FixStyle, Translation, TranslationMode
+from ..source import Language, Source
+from .rules import RULES, Rule
+
+__all__ = ["RULES", "Rule", "WarpOptions", "analyze", "wave32_arch"]
+
+
+@dataclass(frozen=True)
+class WarpOptions:
+    rocm: tuple[int, int] = (7, 0)
+    archs: tuple[str, ...] = ("gfx942",)
+
+
+def wave32_arch(arch: str) -> bool:
+    """gfx10/gfx11/gfx12 (RDNA, and gfx1250) run 32-lane waves under HIP; gfx8/gfx9 run 64."""
+    a = arch.lower().split(":")[0]
+    return a.startswith("gfx1") and len(a) >= 6
+
+
+def analyze(source: Source, translation: Translation | None = None, options: WarpOptions | None = None) -> Analysis:
+    opts = options or WarpOptions()
+    wave32 = any(wave32_arch(a) for a in opts.archs)
+    if source.language == Language.PYTHON:
+        from .python_side import analyze_python
+
+        hits_edits = analyze_python(source.text, opts.rocm, wave32)
+    else:
+        from .analyzer import Analyzer
+
+        res = Analyzer(source.text, opts.rocm, wave32).run()
+        hits_edits = [res]
+    from .build import build_analysis
+
+    findings, groups = build_analysis(source, hits_edits, wave32, translation)
+    return Analysis(source=source, findings=tuple(findings), groups=tuple(groups), mode=TranslationMode.TOKENS)
+
+
+def fixes_for(findings: tuple[Finding, ...], style: FixStyle) -> list[Edit]:
+    """Every edit of `style` for the given findings (no shared edits): for tests and tools."""
+    out: list[Edit] = []
+    for f in findings:
+        fx: Fix | None = f.fix(style)
+        if fx is not None:
+            out.extend(fx.edits)
+    return out
+
+
+_ = FixGroup  # re-exported type used in signatures of callers

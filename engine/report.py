@@ -1,0 +1,209 @@
+"""Reports in text, JSON and SARIF 2.1.0: warp findings (W64-NN) and translation reports.
+
+One `FileReport` per file: its Source, the warp `Analysis` (or None) and the translation's
+`Report`s. SARIF rules carry the catalog metadata and `helpUri`s into docs/rules/W64-NN.md;
+translation reports become rules `HIP-<kind>` with their own help URIs into docs/translate.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Analysis, Finding, FixStyle, Report, ReportKind
+from .source import Source
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+DOCS = "https://github.com/hipport/hipport/blob/main/docs/"
+JSON_SCHEMA_ID = "hipport.warp/1"
+
+_LEVEL = {"wrong-result": "error", "compile-error": "error", "performance": "warning"}
+_REPORT_LEVEL = {
+    ReportKind.UNSUPPORTED: "error", ReportKind.NEEDS_NEWER_ROCM: "warning", ReportKind.DEPRECATED: "warning",
+    ReportKind.UNKNOWN: "warning", ReportKind.MANUAL: "warning", ReportKind.PYTHON: "note",
+    ReportKind.INFO: "note",
+}
+_REPORT_TEXT = {
+    ReportKind.UNSUPPORTED: "CUDA API with no HIP equivalent",
+    ReportKind.NEEDS_NEWER_ROCM: "HIP equivalent needs a newer ROCm than the target",
+    ReportKind.DEPRECATED: "translated, but deprecated or removed",
+    ReportKind.UNKNOWN: "looks like a CUDA API but is in no mapping table",
+    ReportKind.MANUAL: "needs a person (inline PTX, textures, ...)",
+    ReportKind.PYTHON: "Python-side item (device strings, visibility variables, flags)",
+    ReportKind.INFO: "information",
+}
+
+
+@dataclass(frozen=True)
+class FileReport:
+    path: str                    # as shown to the user (relative where possible)
+    source: Source
+    analysis: Analysis | None = None
+    reports: tuple[Report, ...] = field(default=())
+    error: str = ""              # a file that could not be read or analysed
+
+
+def _rules() -> dict[str, Any]:
+    from .warp.rules import RULES
+
+    return RULES
+
+
+def finding_dict(f: Finding) -> dict[str, Any]:
+    return {
+        "id": f.id, "rule": f.rule, "severity": f.severity.value, "line": f.line, "col": f.col,
+        "start": f.start, "end": f.end, "message": f.message, "group": f.group, "confidence": f.confidence,
+        "fixes": {fx.style.value: {"summary": fx.summary,
+                                   "edits": [{"start": e.start, "end": e.end, "replacement": e.replacement}
+                                             for e in fx.edits]} for fx in f.fixes},
+    }
+
+
+def report_dict(r: Report) -> dict[str, Any]:
+    return {"kind": r.kind.value, "name": r.name, "line": r.line, "col": r.col, "start": r.start, "end": r.end,
+            "message": r.message, "hip_name": r.hip_name, "since": r.since}
+
+
+def to_json(files: Sequence[FileReport]) -> dict[str, Any]:
+    out: list[dict[str, Any]] = []
+    totals: dict[str, int] = {}
+    for fr in files:
+        entry: dict[str, Any] = {"path": fr.path}
+        if fr.error:
+            entry["error"] = fr.error
+        if fr.analysis is not None:
+            entry["findings"] = [finding_dict(f) for f in fr.analysis.findings]
+            entry["groups"] = [{"id": g.id, "findings": list(g.finding_ids), "reason": g.reason}
+                               for g in fr.analysis.groups]
+            for f in fr.analysis.findings:
+                totals[f.rule] = totals.get(f.rule, 0) + 1
+        entry["reports"] = [report_dict(r) for r in fr.reports]
+        out.append(entry)
+    return {"schema": JSON_SCHEMA_ID, "files": out, "totals": dict(sorted(totals.items()))}
+
+
+def to_text(files: Sequence[FileReport]) -> str:
+    rules = _rules()
+    lines: list[str] = []
+    n_find = n_rep = 0
+    for fr in files:
+        if fr.error:
+            lines.append(f"{fr.path}: error: {fr.error}")
+            continue
+        items: list[tuple[int, int, str]] = []
+        if fr.analysis is not None:
+            for f in fr.analysis.findings:
+                fixes = "/".join(fx.style.value for fx in f.fixes) or "manual"
+                items.append((f.line, f.col, f"{fr.path}:{f.line}:{f.col}: {f.severity.value}: {f.rule} "
+                              f"{rules[f.rule].title}: {f.message} [fix: {fixes}; group {f.group}"
+                              + (f"; confidence {f.confidence}" if f.confidence != "high" else "") + "]"))
+                n_find += 1
+        for r in fr.reports:
+            items.append((r.line, r.col, f"{fr.path}:{r.line}:{r.col}: {r.kind.value}: {r.message}"))
+            n_rep += 1
+        lines.extend(t for _, _, t in sorted(items))
+    lines.append(f"{n_find} warp finding(s), {n_rep} translation report(s) in {len(files)} file(s)")
+    return "\n".join(lines) + "\n"
+
+
+def _region(src: Source, start: int, end: int) -> dict[str, int]:
+    sl, sc = src.line_col(start)
+    el, ec = src.line_col(max(start, end))
+    return {"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec, "charOffset": start,
+            "charLength": max(0, end - start)}
+
+
+def to_sarif(files: Sequence[FileReport], version: str = "0.1.0",
+             fix_style: FixStyle = FixStyle.PORTABLE) -> dict[str, Any]:
+    rules = _rules()
+    rule_ids: list[str] = []
+    results: list[dict[str, Any]] = []
+    used_reports: set[ReportKind] = set()
+    for fr in files:
+        if fr.analysis is not None:
+            for f in fr.analysis.findings:
+                res: dict[str, Any] = {
+                    "ruleId": f.rule,
+                    "level": _LEVEL[f.severity.value],
+                    "message": {"text": f.message},
+                    "locations": [{"physicalLocation": {"artifactLocation": {"uri": fr.path},
+                                                        "region": _region(fr.source, f.start, f.end)}}],
+                    "partialFingerprints": {"hipportFindingId": f.id},
+                    "properties": {"group": f.group, "confidence": f.confidence, "severity": f.severity.value},
+                }
+                fx = f.fix(fix_style)
+                if fx is not None and fx.edits:
+                    res["fixes"] = [{
+                        "description": {"text": f"{fix_style.value}: {fx.summary}"},
+                        "artifactChanges": [{
+                            "artifactLocation": {"uri": fr.path},
+                            "replacements": [{"deletedRegion": _region(fr.source, e.start, e.end),
+                                              "insertedContent": {"text": e.replacement}} for e in fx.edits],
+                        }],
+                    }]
+                results.append(res)
+        for r in fr.reports:
+            used_reports.add(r.kind)
+            results.append({
+                "ruleId": f"HIP-{r.kind.value}",
+                "level": _REPORT_LEVEL.get(r.kind, "warning"),
+                "message": {"text": r.message},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": fr.path},
+                                                    "region": _region(fr.source, r.start, r.end)}}],
+                "properties": {"name": r.name, "hipName": r.hip_name, "since": r.since},
+            })
+    driver_rules: list[dict[str, Any]] = []
+    for rid, rule in rules.items():
+        rule_ids.append(rid)
+        driver_rules.append({
+            "id": rid,
+            "name": "".join(w.capitalize() for w in rule.title.replace("*", "").replace("/", " ").split()
+                            if w.isalnum()),
+            "shortDescription": {"text": rule.title},
+            "fullDescription": {"text": rule.explanation},
+            "help": {"text": rule.explanation, "markdown": rule.help_markdown},
+            "helpUri": rule.help_uri,
+            "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+            "properties": {"tags": ["warp-size", "wave64", rule.severity],
+                           "precision": "medium" if rule.heuristic else "high"},
+        })
+    for kind in sorted(used_reports, key=lambda k: k.value):
+        rule_ids.append(f"HIP-{kind.value}")
+        driver_rules.append({
+            "id": f"HIP-{kind.value}",
+            "name": "Translation" + "".join(w.capitalize() for w in kind.value.split("-")),
+            "shortDescription": {"text": _REPORT_TEXT[kind]},
+            "helpUri": f"{DOCS}translate.md#{kind.value}",
+            "defaultConfiguration": {"level": _REPORT_LEVEL.get(kind, "warning")},
+        })
+    index = {rid: i for i, rid in enumerate(rule_ids)}
+    for res in results:
+        res["ruleIndex"] = index[res["ruleId"]]
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "hipport", "version": version,
+                                "informationUri": f"{DOCS}warp.md", "rules": driver_rules}},
+            "artifacts": [{"location": {"uri": fr.path}} for fr in files],
+            "results": results,
+            "columnKind": "unicodeCodePoints",
+        }],
+    }
+
+
+def render(files: Sequence[FileReport], fmt: str, version: str = "0.1.0",
+           fix_style: FixStyle = FixStyle.PORTABLE) -> str:
+    if fmt == "text":
+        return to_text(files)
+    if fmt == "json":
+        return json.dumps(to_json(files), indent=2) + "\n"
+    if fmt == "sarif":
+        return json.dumps(to_sarif(files, version, fix_style), indent=2) + "\n"
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+def all_findings(files: Iterable[FileReport]) -> list[Finding]:
+    return [f for fr in files if fr.analysis is not None for f in fr.analysis.findings]

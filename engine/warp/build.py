@@ -1,0 +1,129 @@
+"""Turn analyzer hits into Findings and FixGroups (union of linked keys), with shared preludes."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from ..edits import Edit
+from ..model import Finding, Fix, FixGroup, FixStyle, Severity, Translation
+from ..source import Source
+from .analyzer import Result
+from .prelude import Needs, prelude_text
+from .rules import RULES
+
+PRELUDE_SYMBOLS = ("HIPPORT_WS", "lane_mask_t", "hipport_host_warp_size", "__syncwarp")
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+class _Spans:
+    """Fast overlap test against the translation's edits."""
+
+    def __init__(self, edits: Sequence[Edit]) -> None:
+        self.edits = sorted(edits, key=lambda e: (e.start, e.end))
+        self.starts = [e.start for e in self.edits]
+
+    def conflicts(self, e: Edit) -> bool:
+        i = bisect.bisect_left(self.starts, e.end + 1)
+        for j in range(max(0, i - 64), min(len(self.edits), i + 1)):
+            if self.edits[j].overlaps(e):
+                return True
+        return False
+
+
+def build_analysis(source: Source, results: list[Result], wave32: bool,
+                   translation: Translation | None) -> tuple[list[Finding], list[FixGroup]]:
+    spans = _Spans(translation.edits) if translation is not None else None
+    uf = _UnionFind()
+    raw: list[tuple[Finding, str, Result]] = []
+    for res in results:
+        hit_keys = {h.key for h in res.hits}
+        for a, b in res.links:
+            if b == "devicegroups":
+                for k in hit_keys:
+                    if k.startswith("fn:"):
+                        uf.union(a, k)
+            elif a in hit_keys or b in hit_keys:
+                uf.union(a, b)
+        for h in res.hits:
+            tok = res.toks[h.anchor]
+            end_tok = res.toks[h.end_anchor] if h.end_anchor is not None else tok
+            line, col = source.line_col(tok.start)
+            rule = RULES[h.rule]
+            fixes: list[Fix] = []
+            note = ""
+            for style, edits, summary in ((FixStyle.WAVE64, h.w64, h.w64_summary),
+                                          (FixStyle.PORTABLE, h.port, h.port_summary)):
+                if edits is None or (style == FixStyle.WAVE64 and wave32):
+                    continue
+                if spans is not None and any(spans.conflicts(e) for e in edits):
+                    note = " No automatic fix: it would overlap a translated span."
+                    continue
+                fixes.append(Fix(style, tuple(edits), summary))
+            if wave32 and h.w64 is not None:
+                note += " No wave64 fix: the target list includes a wave32 (gfx10/11/12) architecture."
+            f = Finding(
+                id=f"{h.rule}:{line}:{col}", rule=h.rule, severity=Severity(rule.severity),
+                start=tok.start, end=end_tok.end, line=line, col=col, message=h.message + note,
+                group="", fixes=tuple(fixes), confidence=h.confidence,
+            )
+            raw.append((f, res_key(uf, h.key), res))
+    raw.sort(key=lambda r: (r[0].start, r[0].rule))
+    # group ids: the first finding (in text order) of each union names the group
+    names: dict[str, str] = {}
+    members: dict[str, list[Finding]] = {}
+    findings: list[Finding] = []
+    for f, root, _res in raw:
+        root = uf.find(root)
+        gid = names.setdefault(root, f"group:{f.id}")
+        g = Finding(f.id, f.rule, f.severity, f.start, f.end, f.line, f.col, f.message, gid, f.fixes, f.confidence)
+        findings.append(g)
+        members.setdefault(gid, []).append(g)
+    groups: list[FixGroup] = []
+    needs = Needs()
+    prelude_at: int | None = None
+    for res in results:
+        for attr in ("ws", "mask_t", "host_ws", "sync_shim", "syncwarp_shim"):
+            if getattr(res.needs, attr):
+                setattr(needs, attr, True)
+        if res.hits and res.prelude_at >= 0 and prelude_at is None:
+            prelude_at = res.prelude_at
+    for gid, fs in members.items():
+        shared: list[Fix] = []
+        for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
+            edits = [e for f in fs if (fx := f.fix(style)) is not None for e in fx.edits]
+            if not edits:
+                continue
+            uses = any(sym in e.replacement for e in edits for sym in PRELUDE_SYMBOLS)
+            if not uses and not (needs.sync_shim or needs.syncwarp_shim):
+                continue
+            text = prelude_text(needs, style == FixStyle.PORTABLE, source.newline)
+            if text and prelude_at is not None:
+                shared.append(Fix(style, (Edit(prelude_at, prelude_at, text, "prelude"),),
+                                  "insert the warp-size helpers once, after the runtime include"))
+        rules = sorted({f.rule for f in fs})
+        reason = ("these findings share lane ids, warp ids, masks or warp-size constants; accept them together "
+                  "(a partial fix can be worse than none): " + ", ".join(rules)) if len(fs) > 1 else \
+            f"independent finding ({rules[0]})"
+        groups.append(FixGroup(gid, tuple(f.id for f in fs), reason, tuple(shared)))
+    return findings, groups
+
+
+def res_key(uf: _UnionFind, key: str) -> str:
+    return uf.find(key)

@@ -1,0 +1,77 @@
+"""Shared insertions of a fix group: the portable warp-size helpers and pre-ROCm-7 shims.
+
+One text per file and style (groups insert the same text at the same place; the pipeline keeps
+one copy), guarded so a file that is fixed twice still compiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Needs:
+    ws: bool = False          # HIPPORT_WS: compile-time device warp size selected by architecture
+    mask_t: bool = False      # lane_mask_t: 64-bit on AMD, 32-bit on NVIDIA
+    host_ws: bool = False     # hipport_host_warp_size(): runtime query of the current device
+    sync_shim: bool = False   # *_sync builtins on ROCm < 7 (opt-in before 7.0, absent before 6.2)
+    syncwarp_shim: bool = False  # __syncwarp on ROCm < 7
+
+    def any(self) -> bool:
+        return self.ws or self.mask_t or self.host_ws or self.sync_shim or self.syncwarp_shim
+
+
+WS = """#if defined(__HIP_DEVICE_COMPILE__) && (defined(__GFX8__) || defined(__GFX9__))
+#define HIPPORT_WS 64  /* gfx8/gfx9 (MI100, MI200, MI300, MI350): 64-lane wavefronts */
+#else
+#define HIPPORT_WS 32  /* NVIDIA, RDNA (gfx10/11/12); on the host use hipport_host_warp_size() */
+#endif"""
+
+MASK_T = """#if defined(__HIP_PLATFORM_AMD__)
+typedef unsigned long long lane_mask_t;  /* HIP ballots and *_sync masks are 64-bit on all AMD targets */
+#else
+typedef unsigned int lane_mask_t;
+#endif"""
+
+HOST_WS = """static inline int hipport_host_warp_size() {  /* the device's real warp size, 32 or 64 */
+  int dev = 0, ws = 0;
+  (void)hipGetDevice(&dev);
+  (void)hipDeviceGetAttribute(&ws, hipDeviceAttributeWarpSize, dev);
+  return ws;
+}"""
+
+SYNC_SHIM = """#if defined(__HIP_PLATFORM_AMD__) && HIP_VERSION < 70000000 && !defined(HIP_ENABLE_WARP_SYNC_BUILTINS)
+/* ROCm < 7: the *_sync builtins are opt-in (6.2+) or absent; a wavefront runs in lockstep */
+#define __shfl_sync(m, ...) __shfl(__VA_ARGS__)
+#define __shfl_up_sync(m, ...) __shfl_up(__VA_ARGS__)
+#define __shfl_down_sync(m, ...) __shfl_down(__VA_ARGS__)
+#define __shfl_xor_sync(m, ...) __shfl_xor(__VA_ARGS__)
+#define __ballot_sync(m, p) (__ballot(p) & (m))
+#define __any_sync(m, p) __any(p)
+#define __all_sync(m, p) __all(p)
+#define __activemask() __ballot(1)
+#endif"""
+
+SYNCWARP_SHIM = """#if defined(__HIP_PLATFORM_AMD__) && HIP_VERSION < 70000000
+#define __syncwarp(...) __builtin_amdgcn_wave_barrier()  /* __syncwarp exists from HIP 7.0 */
+#endif"""
+
+
+def prelude_text(needs: Needs, portable: bool, newline: str = "\n") -> str:
+    parts: list[str] = []
+    if needs.sync_shim:
+        parts.append(SYNC_SHIM)
+    if needs.syncwarp_shim:
+        parts.append(SYNCWARP_SHIM)
+    if portable:
+        if needs.ws:
+            parts.append(WS)
+        if needs.mask_t:
+            parts.append(MASK_T)
+        if needs.host_ws:
+            parts.append(HOST_WS)
+    if not parts:
+        return ""
+    body = "\n".join(parts)
+    text = f"#ifndef HIPPORT_WARP_PRELUDE\n#define HIPPORT_WARP_PRELUDE\n{body}\n#endif  /* HIPPORT_WARP_PRELUDE */\n"
+    return text.replace("\n", newline)

@@ -1,0 +1,124 @@
+"""Fixes: both styles, whole groups, no overlap with the translation, target awareness."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hipport.engine.edits import apply_edits, find_conflict
+from hipport.engine.model import FixStyle, Severity
+from hipport.engine.pipeline import fix_edits, port
+from hipport.engine.source import Source, read_source
+from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.warp import WarpOptions, analyze
+
+CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "warp"
+FILES = sorted(p for p in CORPUS.glob("*_fire.*"))
+
+REDUCE = """#include <cuda_runtime.h>
+__global__ void k(const float* x, float* out) {
+  float v = x[threadIdx.x];
+  int lane = threadIdx.x % 32;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  if (lane == 0) atomicAdd(out, v);
+}
+"""
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_fix_edits_never_overlap_the_translation(path: Path) -> None:
+    src = read_source(path)
+    tr = translate(src, TranslateOptions())
+    a = analyze(src, tr, WarpOptions())
+    for style in FixStyle:
+        edits, _ = fix_edits(a, None, style)
+        assert find_conflict([*tr.edits, *edits]) is None
+        apply_edits(src.text, [*tr.edits, *edits])
+    for f in a.findings:
+        if RULE_HAS_FIX.get(f.rule, True):
+            assert f.fixes, f.id
+
+
+RULE_HAS_FIX = {"W64-12": False}
+
+
+def test_a_group_is_applied_whole() -> None:
+    src = Source.from_text(REDUCE, "k.cu")
+    a = analyze(src)
+    by_rule = {f.rule: f for f in a.findings}
+    assert {"W64-01", "W64-03", "W64-06"} <= set(by_rule)
+    assert len({f.group for f in a.findings}) == 1
+    group = a.groups[0]
+    assert set(group.finding_ids) == {f.id for f in a.findings}
+    # asking for the lane fix alone still brings the loop start and the mask along
+    edits, applied = fix_edits(a, {"W64-01"}, FixStyle.WAVE64)
+    out = apply_edits(src.text, edits)
+    assert "threadIdx.x % 64" in out and "o = 32" in out and "0xffffffffffffffffull" in out
+    assert set(applied) == set(group.finding_ids)
+
+
+def test_wave64_and_portable_styles() -> None:
+    src = Source.from_text(REDUCE, "k.cu")
+    r64 = port(src, fixes="all", style=FixStyle.WAVE64)
+    rp = port(src, fixes="all", style=FixStyle.PORTABLE)
+    assert "% 64" in r64.text and "o = 32" in r64.text and "HIPPORT_WS" not in r64.text
+    assert "% warpSize" in rp.text and "(warpSize / 2)" in rp.text and "(~lane_mask_t{0})" in rp.text
+    # the shared prelude is inserted once, right after the runtime include
+    assert rp.text.count("typedef unsigned long long lane_mask_t") == 1
+    assert rp.text.index("#include <hip/hip_runtime.h>") < rp.text.index("HIPPORT_WARP_PRELUDE")
+
+
+def test_portable_never_hard_codes_64_with_rdna_in_the_fat_binary() -> None:
+    src = Source.from_text(REDUCE.replace("% 32", "% WARP").replace("#include <cuda_runtime.h>",
+                                          "#include <cuda_runtime.h>\n#define WARP 32"), "k.cu")
+    a = analyze(src, options=WarpOptions(archs=("gfx942", "gfx1100")))
+    assert a.findings
+    for f in a.findings:
+        assert f.fix(FixStyle.WAVE64) is None  # a wave64 fix would be wrong on gfx1100
+        port_fix = f.fix(FixStyle.PORTABLE)
+        assert port_fix is not None
+        assert not any(re.search(r"\b64\b", e.replacement) for e in port_fix.edits)
+
+
+def test_rocm_version_decides_warpsize_constexpr_and_shims() -> None:
+    text = "#include <hip/hip_runtime.h>\n__global__ void k(int* o) {\n  __shared__ int s[warpSize];\n" \
+           "  s[threadIdx.x % warpSize] = 1; o[0] = s[0];\n}\n"
+    src = Source.from_text(text, "k.hip")
+    assert [f.rule for f in analyze(src, options=WarpOptions(rocm=(7, 0))).findings] == ["W64-09"]
+    assert analyze(src, options=WarpOptions(rocm=(6, 4))).findings == ()
+    # ROCm < 7 targets get the *_sync shims with the fix; ROCm 7 does not
+    red = Source.from_text(REDUCE, "k.cu")
+    old = port(red, TranslateOptions(rocm=(5, 2)), fixes="all", warp_options=WarpOptions(rocm=(5, 2)))
+    new = port(red, TranslateOptions(rocm=(7, 0)), fixes="all", warp_options=WarpOptions(rocm=(7, 0)))
+    assert "#define __shfl_down_sync(m, ...)" in old.text
+    assert "__shfl_down_sync(m" not in new.text
+
+
+def test_severity_and_confidence_come_from_the_catalog() -> None:
+    a = analyze(Source.from_text(REDUCE, "k.cu"))
+    sev = {f.rule: f.severity for f in a.findings}
+    assert sev["W64-03"] == Severity.COMPILE_ERROR and sev["W64-06"] == Severity.WRONG_RESULT
+
+
+def test_python_launch_math_and_cuda_strings_map_to_the_original_file() -> None:
+    path = CORPUS / "W64-11_fire.py"
+    src = read_source(path)
+    a = analyze(src)
+    rules = sorted(f.rule for f in a.findings)
+    assert rules.count("W64-11") == 2 and "W64-01" in rules and "W64-03" in rules
+    for f in a.findings:
+        assert src.text[f.start:f.end] in ("32", "0xffffffff")
+    out = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    assert "num_warps * torch.cuda.get_device_properties(torch.cuda.current_device()).warp_size" in out
+    assert "threadIdx.x % warpSize" in out
+    compile(out, str(path), "exec")  # still valid Python
+
+
+def test_unchanged_text_without_findings() -> None:
+    src = read_source(CORPUS / "sgemm_tiled_nofire.cu")
+    a = analyze(src)
+    assert a.findings == () and a.groups == ()
+    for style in FixStyle:
+        assert fix_edits(a, None, style) == ([], [])

@@ -1,0 +1,81 @@
+"""Every fixed corpus sample compiles with Debian's hipcc for gfx90a:
+- `--rocm 5.2`: the output as is (HIP 5.2 has no *_sync builtins: hipport inserts its shims);
+- the default ROCm 7.0 target: against tests/include/hip_warp_sync_rocm62.h, which declares the
+  ROCm >= 6.2 warp-sync builtins with the 64-bit-mask static_assert;
+and the unfixed translation of the 0xffffffff-mask kernel fails that header."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from hipport.engine.model import FixStyle
+from hipport.engine.pipeline import port
+from hipport.engine.source import read_source
+from hipport.engine.translate import TranslateOptions
+from hipport.engine.warp import WarpOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "corpus" / "warp"
+HEADER = ROOT / "tests" / "include" / "hip_warp_sync_rocm62.h"
+# hipCUB is not installed with Debian's HIP; W64-11 is Python.
+SKIP = {"W64-11", "W64-21"}
+
+pytestmark = [
+    pytest.mark.hipcc,
+    pytest.mark.skipif(shutil.which("hipcc") is None, reason="Debian's hipcc is not installed"),
+]
+
+
+def hipcc(path: Path, *extra: str) -> tuple[bool, str]:
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    obj = path.with_suffix(".o")
+    p = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-c", *extra, str(path), "-o", str(obj)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    return p.returncode == 0, p.stdout + p.stderr
+
+
+def _samples(tmp: Path) -> list[tuple[Path, tuple[str, ...]]]:
+    jobs: list[tuple[Path, tuple[str, ...]]] = []
+    for src_path in sorted(CORPUS.glob("W64-*_fire.*")):
+        if src_path.name[:6] in SKIP:
+            continue
+        src = read_source(src_path)
+        for rocm, extra in (((5, 2), ()), ((7, 0), ("-include", str(HEADER)))):
+            for style in FixStyle:
+                r = port(src, TranslateOptions(rocm=rocm), fixes="all", style=style,
+                         warp_options=WarpOptions(rocm=rocm))
+                assert r.applied_findings, src_path.name
+                out = tmp / f"{src_path.stem}.{style.value}.rocm{rocm[0]}{rocm[1]}.hip"
+                out.write_text(r.text)
+                jobs.append((out, extra))
+    return jobs
+
+
+def test_every_fixed_sample_compiles(tmp_path: Path) -> None:
+    jobs = _samples(tmp_path)
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:
+        results = list(ex.map(lambda j: (j[0].name, *hipcc(j[0], *j[1])), jobs))
+    failed = [(name, log[-600:]) for name, ok, log in results if not ok]
+    assert not failed, failed
+    assert len(results) == 4 * 21
+
+
+def test_unfixed_full_mask_kernel_fails_the_rocm7_header(tmp_path: Path) -> None:
+    src = read_source(CORPUS / "W64-03_fire.cu")
+    unfixed = port(src, TranslateOptions(rocm=(7, 0)), fixes="none")
+    assert "0xffffffff," in unfixed.text
+    p = tmp_path / "unfixed.hip"
+    p.write_text(unfixed.text)
+    ok, log = hipcc(p, "-include", str(HEADER))
+    assert not ok
+    assert "The mask must be a 64-bit integer" in log
+    fixed = tmp_path / "fixed.hip"
+    fixed.write_text(port(src, TranslateOptions(rocm=(7, 0)), fixes="all", style=FixStyle.WAVE64).text)
+    ok, log = hipcc(fixed, "-include", str(HEADER))
+    assert ok, log[-600:]

@@ -144,27 +144,23 @@ def launch_edits(
     edits: list[Edit] = []
     problems: list[LaunchProblem] = []
     n = len(toks)
+    # each token's region: a run of code tokens between directives, or one directive (O(n) once)
+    region_lo = [0] * n
+    region_hi = [0] * n
+    a = 0
+    for j in range(1, n + 1):
+        if j == n or directive_of[j] != directive_of[j - 1] or (directive_of[j] >= 0) != (directive_of[j - 1] >= 0):
+            for k in range(a, j):
+                region_lo[k] = a
+                region_hi[k] = j
+            a = j
     for i in range(n):
         if toks.kinds[i] != PUNCT or _sp(toks, i) != "<<<":
             continue
         d = directive_of[i]
         if d >= 0 and directive_names.get(d) != "define":
             continue
-        lo = 0
-        hi = n
-        if d >= 0:
-            lo = d
-            hi = d
-            while hi < n and directive_of[hi] == d:
-                hi += 1
-        else:
-            # code: the launch may not reach into a directive
-            lo = i
-            while lo > 0 and directive_of[lo - 1] < 0:
-                lo -= 1
-            hi = i
-            while hi < n and directive_of[hi] < 0:
-                hi += 1
+        lo, hi = region_lo[i], region_hi[i]
         close = -1
         depth = 0
         for j in range(i + 1, hi):

@@ -22,7 +22,7 @@ from typing import Any
 
 from .edits import Edit
 from .launch import _match_forward, _split_top_level, launch_edits
-from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, PUNCT, Tokens, directive_spans, tokenize
+from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, directive_spans, tokenize
 from .model import Report, ReportKind, Translation, TranslationMode
 from .source import Language, Source
 from .translate_tables import (
@@ -83,6 +83,8 @@ def _unknown_re() -> re.Pattern[str]:
 
 _Decision = tuple[int, str, str, ReportKind | None, str, str]  # (action, replacement, family, report kind, message, since)
 _decisions: dict[tuple[Any, ...], dict[str, _Decision | None]] = {}
+# names in no API table: 0 nothing, 1 inline asm keyword, 2 CUDA preprocessor macro, 3 CUDA-looking
+_other: dict[str, int] = {}
 
 
 def _mapping() -> Any:
@@ -294,7 +296,15 @@ def translate_text(
             continue
         dec = decide(name)
         if dec is None:
-            if name in _ASM:
+            other = _other.get(name)
+            if other is None:
+                other = _other[name] = (1 if name in _ASM else
+                                        2 if (macro_of is not None and macro_of(name) is not None)
+                                        or name in VERSION_MACROS else
+                                        3 if _unknown_re().match(name) else 0)
+            if not other:
+                continue
+            if other == 1:
                 j = next_sig(i)
                 while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
                     j = next_sig(j)
@@ -302,11 +312,10 @@ def translate_text(
                     rep(ReportKind.MANUAL, name, starts[i], ends[i],
                         "inline assembly (PTX) does not run on AMD GPUs: rewrite with HIP intrinsics")
                 continue
-            m = macro_of(name) if macro_of is not None else None
-            if m is not None or name in VERSION_MACROS:
-                _macro(i, name, m, d, dname)
+            if other == 2:
+                _macro(i, name, macro_of(name) if macro_of is not None else None, d, dname)
                 continue
-            if _unknown_re().match(name):
+            if other == 3:
                 p = prev_sig(i)
                 if sp(p) not in (".", "->", "::"):
                     rep(ReportKind.UNKNOWN, name, starts[i], ends[i],
@@ -368,17 +377,15 @@ def translate_text(
         out.count("include")
 
     # launches
-    has_launch = any(kinds[i] == PUNCT and sp(i) == "<<<" for i in range(n))
-    if has_launch:
+    if options.launch_syntax == "ggl" and "<<<" in text:
         les, probs = launch_edits(toks, dir_of, dir_names)
-        if options.launch_syntax == "ggl":
-            if inactive is not None:
-                les = [e for e in les if not _in_inactive(toks, inactive, e.start)]
-            for ed in les:
-                edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
-            out.count("launch", sum(1 for e in les if e.replacement.startswith("hipLaunchKernelGGL(")))
-            for pr in probs:
-                rep(ReportKind.MANUAL, "<<<", pr.start, pr.end, pr.message)
+        if inactive is not None:
+            les = [e for e in les if not _in_inactive(toks, inactive, e.start)]
+        for ed in les:
+            edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
+        out.count("launch", sum(1 for e in les if e.replacement.startswith("hipLaunchKernelGGL(")))
+        for pr in probs:
+            rep(ReportKind.MANUAL, "<<<", pr.start, pr.end, pr.message)
 
     if options.translate_comments or options.translate_strings:
         _translate_inside(toks, options, decide, edit, out)

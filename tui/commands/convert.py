@@ -81,6 +81,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--diff", action="store_true",
                    help="print a unified diff (writes nothing unless an output option is given)")
     p.add_argument("-q", "--quiet", action="store_true", help="print no reports, only errors")
+    from hipport.tui.commands._warp import add_warp_options  # warp fixes (engine/warp)
+
+    add_warp_options(p, fixes=True)
     add_translate_options(p)
     p.set_defaults(func=handle)
 
@@ -128,7 +131,11 @@ def handle(args: argparse.Namespace) -> int:
     for it, t in zip(items, targets, strict=True):
         if t is not None and args.output and t.resolve() == it.path.resolve():
             raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")
-    jobs = [Job(str(it.path), it.rel, options, render=writes or to_stdout, diff=args.diff,
+    from hipport.tui.commands._warp import warp_settings
+
+    fixes, style, warp_options = warp_settings(args, options.rocm)
+    jobs = [Job(str(it.path), it.rel, options, fixes=fixes, style=style, warp_options=warp_options,
+                render=writes or to_stdout, diff=args.diff,
                 diff_label=str(t) if t is not None else str(it.path))
             for it, t in zip(items, targets, strict=True)]
     out = sys.stdout

@@ -24,9 +24,13 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("scan", help="list what would not translate, with per-file statistics",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="PATH", help="CUDA/C++/Python files or folders")
-    p.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    p.add_argument("--format", choices=sorted([*FORMATS, "sarif"]), default="text",
+                   help="output format (default: text; sarif: SARIF 2.1.0 with warp findings)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout (atomically)")
     add_translate_options(p)
+    from hipport.tui.commands._warp import add_warp_options  # `--warp`: engine/warp findings
+
+    add_warp_options(p, fixes=False)
     p.set_defaults(func=handle)
 
 
@@ -157,6 +161,10 @@ FORMATS: dict[str, Callable[[dict[str, Any], TextIO], None]] = {"text": emit_tex
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.warp or args.format == "sarif":
+        from hipport.tui.commands._warp import warp_scan
+
+        return warp_scan(args, translate_options(args))
     doc = collect(args)
     emit = FORMATS[args.format]
     if args.output:

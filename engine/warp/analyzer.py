@@ -77,6 +77,8 @@ class Analyzer:
         self.toks = tokenize(text)
         self.pairs = match_brackets(self.toks)
         self.funcs, self.owner = find_functions(self.toks, self.pairs)
+        # token texts padded with "" at the end: indices -4..n+3 are safe (negative ones hit padding)
+        self.tx: list[str] = [t.text for t in self.toks] + [""] * 8
         self.hits: list[Hit] = []
         self.claimed: set[int] = set()  # token indices already edited by some hit
         self.needs = Needs()
@@ -99,7 +101,7 @@ class Analyzer:
 
     # ------------------------------------------------------------------ helpers
     def t(self, i: int) -> str:
-        return self.toks[i].text if 0 <= i < len(self.toks) else ""
+        return self.tx[i]
 
     def edit(self, i: int, repl: str, rule: str, j: int | None = None) -> Edit:
         """Replace tokens i..j (inclusive) with `repl`."""
@@ -126,31 +128,31 @@ class Analyzer:
         j = k - 1
         if j < lo:
             return k, k
-        if self.t(j) in (")", "]") and j in self.pairs:
+        if self.tx[j] in (")", "]") and j in self.pairs:
             a = self.pairs[j]
             if a - 1 >= lo and self.toks[a - 1].kind == ID:  # call or subscript: f(...), s[...]
                 a -= 1
             return a, k
         a = j
-        while a - 2 >= lo and self.t(a - 1) in (".", "->") and self.toks[a - 2].kind in (ID, PUNCT):
-            if self.toks[a - 2].kind == PUNCT and self.t(a - 2) not in (")", "]"):
+        while a - 2 >= lo and self.tx[a - 1] in (".", "->") and self.toks[a - 2].kind in (ID, PUNCT):
+            if self.toks[a - 2].kind == PUNCT and self.tx[a - 2] not in (")", "]"):
                 break
             a -= 2
-        if self.t(a - 1) == "(" and self.t(a - 2) in TYPE_WORDS:  # C cast: (int)threadIdx.x
+        if self.tx[a - 1] == "(" and self.tx[a - 2] in TYPE_WORDS:  # C cast: (int)threadIdx.x
             pass
         return a, k
 
     def right_operand_end(self, k: int, hi: int) -> int:
         """End (exclusive) of the primary expression starting at token k."""
         j = k
-        if self.t(j) in ("(", "[") and j in self.pairs:
+        if self.tx[j] in ("(", "[") and j in self.pairs:
             return self.pairs[j] + 1
         while j < hi:
             j += 1
-            if self.t(j) in (".", "->"):
+            if self.tx[j] in (".", "->"):
                 j += 1
                 continue
-            if self.t(j) == "(" and j in self.pairs:  # call
+            if self.tx[j] == "(" and j in self.pairs:  # call
                 return self.pairs[j] + 1
             break
         return j
@@ -172,14 +174,14 @@ class Analyzer:
         if any(LANEISH.match(n) for n in ns):
             return True
         # threadIdx.x % <anything> / & <anything>
-        has_mod = any(self.t(k) in ("%", "&") for k in range(a, b))
+        has_mod = any(self.tx[k] in ("%", "&") for k in range(a, b))
         return bool(has_mod and (ns & TID_WORDS or ns & self.tid))
 
     def stmt_bounds(self, k: int, lo: int, hi: int) -> tuple[int, int]:
         a = k
         depth = 0
         while a > lo:
-            x = self.t(a - 1)
+            x = self.tx[a - 1]
             if x in (")", "]"):
                 depth += 1
             elif x in ("(", "["):
@@ -192,7 +194,7 @@ class Analyzer:
         b = k
         depth = 0
         while b < hi:
-            x = self.t(b)
+            x = self.tx[b]
             if x in ("(", "[", "{"):
                 depth += 1
             elif x in (")", "]", "}"):
@@ -206,19 +208,19 @@ class Analyzer:
 
     def stmt_start(self, k: int, lo: int) -> int:
         s = k
-        while s > lo and self.t(s - 1) not in (";", "{", "}"):
+        while s > lo and self.tx[s - 1] not in (";", "{", "}"):
             s -= 1
         return s
 
     def narrow_type_span(self, a: int, k: int) -> tuple[int, int] | None:
         """Token span of a 32-bit integer type among tokens [a, k) declaring the name at k."""
-        idx = [i for i in range(a, k) if self.t(i) in TYPE_WORDS]
+        idx = [i for i in range(a, k) if self.tx[i] in TYPE_WORDS]
         if not idx:
             return None
-        words = {self.t(i) for i in idx}
+        words = {self.tx[i] for i in idx}
         if not words <= NARROW_TYPES:
             return None
-        if any(self.t(i) not in TYPE_WORDS and self.t(i) not in ("const", "static", "volatile", "register",
+        if any(self.tx[i] not in TYPE_WORDS and self.tx[i] not in ("const", "static", "volatile", "register",
                                                                    "__shared__", "constexpr", "__device__")
                for i in range(idx[0], idx[-1] + 1)):
             return None
@@ -263,11 +265,11 @@ class Analyzer:
                     elif v == FULL32 and _hex8(toks[vals[0]].text):
                         self.mask_consts[name] = vals[0]
             # constexpr|const [static] T NAME = 32 ;   enum { NAME = 32 }
-            if t.pp < 0 and t.kind == ID and self.t(i + 1) == "=" and i + 3 < n and toks[i + 2].kind == NUM \
-                    and self.t(i + 3) in (";", ",", "}"):
+            if t.pp < 0 and t.kind == ID and self.tx[i + 1] == "=" and i + 3 < n and toks[i + 2].kind == NUM \
+                    and self.tx[i + 3] in (";", ",", "}"):
                 v = int_value(toks[i + 2].text)
-                prev = {self.t(k) for k in range(max(0, i - 5), i)}
-                constish = bool(prev & {"constexpr", "const", "enum"}) or self.t(i - 1) in ("{", ",")
+                prev = {self.tx[k] for k in range(max(0, i - 5), i)}
+                constish = bool(prev & {"constexpr", "const", "enum"}) or self.tx[i - 1] in ("{", ",")
                 if v == 32 and WARPISH.search(t.text) and constish:
                     self.w32_consts[t.text] = i + 2
                 elif v == FULL32 and _hex8(toks[i + 2].text) and prev & {"constexpr", "const"} \
@@ -282,7 +284,7 @@ class Analyzer:
             if b - a > 40:
                 continue
             for k in range(a, b):
-                if self.t(k) == "return":
+                if self.tx[k] == "return":
                     _, e = self.stmt_bounds(k + 1, a + 1, b)
                     if self.has_lane32(k + 1, e) is not None:
                         self.lane32_funcs.add(f.name)
@@ -299,8 +301,8 @@ class Analyzer:
     def has_lane32(self, a: int, b: int) -> int | None:
         """Token index of the 32/31 literal in `tid % 32` / `tid & 31` within [a, b), else None."""
         for k in range(a, b):
-            x = self.t(k)
-            if x == "%" and (self.is_int(k + 1, 32) or self.t(k + 1) in self.w32_consts):
+            x = self.tx[k]
+            if x == "%" and (self.is_int(k + 1, 32) or self.tx[k + 1] in self.w32_consts):
                 la, lb = self.left_operand(k, a)
                 if self.tid_derived(la, lb):
                     return k + 1
@@ -325,12 +327,12 @@ class Analyzer:
         """Argument spans of shuffles given an explicit width of at most 32: deliberate sub-warp logic."""
         out = []
         for k in range(a, b):
-            if self.t(k) in SHFL_CALLS and self.t(k + 1) == "(" and (k + 1) in self.pairs:
+            if self.tx[k] in SHFL_CALLS and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
-                n_expected = 4 if self.t(k).endswith("_sync") else 3
+                n_expected = 4 if self.tx[k].endswith("_sync") else 3
                 if len(args) == n_expected:
                     wa, wb = args[-1]
-                    v = int_value(self.t(wa)) if wb == wa + 1 and self.toks[wa].kind == NUM else None
+                    v = int_value(self.tx[wa]) if wb == wa + 1 and self.toks[wa].kind == NUM else None
                     if v is not None and v <= 32:
                         out.append((k + 1, self.pairs[k + 1]))
         return out
@@ -340,23 +342,23 @@ class Analyzer:
         if any(x < k < y for x, y in self.sub_warp):
             return True
         s = self.stmt_start(k, a)
-        name_i = next((q for q in range(s, k) if self.t(q + 1) == "=" and self.toks[q].kind == ID), None)
+        name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
         if name_i is None or not self.sub_warp:
             return False
-        name = self.t(name_i)
-        uses = [q for q in range(a, b) if q != name_i and self.t(q) == name]
+        name = self.tx[name_i]
+        uses = [q for q in range(a, b) if q != name_i and self.tx[q] == name]
         return bool(uses) and all(any(x < q < y for x, y in self.sub_warp) for q in uses)
 
     def assignments(self, a: int, b: int) -> Iterable[tuple[int, int, int]]:
         """(stmt_start, name_index, expr_end) for `NAME = expr` inside [a, b)."""
         for k in range(a, b - 1):
-            if self.toks[k].kind == ID and self.t(k + 1) == "=" and self.t(k - 1) not in (".", "->", "::"):
+            if self.toks[k].kind == ID and self.tx[k + 1] == "=" and self.tx[k - 1] not in (".", "->", "::"):
                 s, _ = self.stmt_bounds(k, a, b)
                 # expression ends at ; or , or unmatched )
                 e = k + 2
                 depth = 0
                 while e < b:
-                    x = self.t(e)
+                    x = self.tx[e]
                     if x in ("(", "[", "{"):
                         depth += 1
                     elif x in (")", "]", "}"):
@@ -370,7 +372,7 @@ class Analyzer:
 
     def propagate(self, a: int, b: int) -> None:
         for _s, k, e in self.assignments(a, b):
-            name = self.t(k)
+            name = self.tx[k]
             ns = self.names(k + 2, e)
             if self.has_lane32(k + 2, e) is not None or ns & self.lane32_funcs:
                 self.lane32.add(name)
@@ -378,7 +380,7 @@ class Analyzer:
             elif self.laneish(k + 2, e) and (ns & {"warpSize", "__lane_id"} or ns & self.lane):
                 if not (ns & BLOCK_WORDS):
                     self.lane.add(name)
-            if self.warpid32(k + 2, e) is not None or ("warpSize" in ns and "/" in {self.t(x) for x in range(k + 2, e)}
+            if self.warpid32(k + 2, e) is not None or ("warpSize" in ns and "/" in {self.tx[x] for x in range(k + 2, e)}
                                                         and ns & (TID_WORDS | self.tid)):
                 self.warp.add(name)
             if ns & BLOCK_WORDS or ns & self.gid:
@@ -388,12 +390,12 @@ class Analyzer:
                     self.tid.add(name)
             if ns & BALLOT_CALLS or ns & self.ballot:
                 self.ballot.add(name)
-            if e == k + 3 and self.toks[k + 2].kind == NUM and int_value(self.t(k + 2)) == FULL32:
+            if e == k + 3 and self.toks[k + 2].kind == NUM and int_value(self.tx[k + 2]) == FULL32:
                 self.maskvars[name] = k + 2
 
     def warpid32(self, a: int, b: int) -> int | None:
         for k in range(a, b):
-            x = self.t(k)
+            x = self.tx[k]
             if x == "/" and self.is_int(k + 1, 32):
                 la, lb = self.left_operand(k, a)
                 if self.tid_derived(la, lb) or self.is_blockdim(la, lb):
@@ -405,7 +407,7 @@ class Analyzer:
         return None
 
     def is_blockdim(self, a: int, b: int) -> bool:
-        return self.t(a) in ("blockDim", "hipBlockDim_x") and b - a <= 3
+        return self.tx[a] in ("blockDim", "hipBlockDim_x") and b - a <= 3
 
     def detect_device(self, f: Func, a: int, b: int, key: str) -> None:
         toks = self.toks
@@ -413,8 +415,8 @@ class Analyzer:
             t = toks[k]
             x = t.text
             # W64-16: full-warp test on a 32-bit mask
-            if (t.kind == NUM and int_value(x) == FULL32 and self.t(k - 1) in ("==", "!=")) or (
-                    t.kind == NUM and int_value(x) == FULL32 and self.t(k + 1) in ("==", "!=")):
+            if (t.kind == NUM and int_value(x) == FULL32 and self.tx[k - 1] in ("==", "!=")) or (
+                    t.kind == NUM and int_value(x) == FULL32 and self.tx[k + 1] in ("==", "!=")):
                 other = self.compare_other_side(k, a, b)
                 if other is not None and (self.names(*other) & (BALLOT_CALLS | self.ballot)):
                     self.needs.mask_t = True
@@ -425,7 +427,7 @@ class Analyzer:
                                  "A full-warp test against 0xffffffff is never true on a 64-lane wavefront "
                                  "(ballots and __activemask() are 64-bit in HIP).", key))
             # W64-23: __shfl with a 32-lane source and no width
-            if x in ("__shfl", "__shfl_sync") and self.t(k + 1) == "(" and (k + 1) in self.pairs:
+            if x in ("__shfl", "__shfl_sync") and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
                 src_i = 2 if x == "__shfl_sync" else 1
                 if len(args) == src_i + 1:
@@ -433,7 +435,7 @@ class Analyzer:
                     lit = self.has_lane32(sa, sb)
                     if lit is None:
                         for q in range(sa, sb):
-                            if self.t(q) == "%" and self.is_int(q + 1, 32):
+                            if self.tx[q] == "%" and self.is_int(q + 1, 32):
                                 lit = q + 1
                     if lit is not None and self.toks[lit].text not in self.w32_consts:
                         is31 = self.is_int(lit, 31)
@@ -451,7 +453,7 @@ class Analyzer:
                                      "Lane 31 is not the last lane of a 64-lane wavefront: this broadcast returns "
                                      "a value from the lower half only.", key))
             # W64-17: lane == 31
-            if x in ("==", "!=", "<", ">=") and self.is_int(k + 1, 31) and self.t(k + 2) in (")", "&&", "||", ";", "?"):
+            if x in ("==", "!=", "<", ">=") and self.is_int(k + 1, 31) and self.tx[k + 2] in (")", "&&", "||", ";", "?"):
                 la, lb = self.left_operand(k, a)
                 if self.laneish(la, lb) and not self.names(la, lb) & BLOCK_WORDS:
                     self.add(Hit("W64-17", k + 1, [self.edit(k + 1, "63", "W64-17")],
@@ -495,18 +497,18 @@ class Analyzer:
                                  "Warp id computed with >> 5 (32 lanes): a 64-lane wavefront is counted as two warps.",
                                  key), claim=[k, k + 1])
             # W64-03: 32-bit full mask passed to a *_sync builtin
-            if t.kind == NUM and int_value(x) == FULL32 and self.t(k - 1) == "(" and self.t(k - 2) in SYNC_CALLS:
-                self.mask_literal_hit(k, key, "passed to " + self.t(k - 2))
-            if t.kind == ID and x in SYNC_CALLS and self.t(k + 1) == "(":
+            if t.kind == NUM and int_value(x) == FULL32 and self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS:
+                self.mask_literal_hit(k, key, "passed to " + self.tx[k - 2])
+            if t.kind == ID and x in SYNC_CALLS and self.tx[k + 1] == "(":
                 first = self.split_args(k + 1)
                 if first:
                     fa, fb = first[0]
-                    if fb == fa + 1 and self.t(fa) in self.maskvars:
-                        self.mask_var_hit(self.t(fa), key, a, b)
-                    if fb == fa + 1 and self.t(fa) in self.mask_consts:
-                        self.links.append((key, f"mask:{self.t(fa)}"))
+                    if fb == fa + 1 and self.tx[fa] in self.maskvars:
+                        self.mask_var_hit(self.tx[fa], key, a, b)
+                    if fb == fa + 1 and self.tx[fa] in self.mask_consts:
+                        self.links.append((key, f"mask:{self.tx[fa]}"))
             # W64-04: ballot stored in 32 bits; __popc/__ffs/__clz of a ballot
-            if t.kind == ID and x in BALLOT_CALLS and self.t(k - 1) == "=" and self.toks[k - 2].kind == ID:
+            if t.kind == ID and x in BALLOT_CALLS and self.tx[k - 1] == "=" and self.toks[k - 2].kind == ID:
                 s, _ = self.stmt_bounds(k - 2, a, b)
                 span = self.narrow_type_span(s, k - 2)
                 if span is not None:
@@ -516,7 +518,7 @@ class Analyzer:
                                  "store the ballot in unsigned long long", "store the ballot in lane_mask_t",
                                  f"{x} returns a 64-bit mask in HIP; storing it in 32 bits drops lanes 32-63.",
                                  key), claim=range(span[0], span[1] + 1))
-            if t.kind == ID and x in BITCOUNT and self.t(k + 1) == "(" and (k + 1) in self.pairs:
+            if t.kind == ID and x in BITCOUNT and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 ca, cb = k + 2, self.pairs[k + 1]
                 ns = self.names(ca, cb)
                 if ns & BALLOT_CALLS or ns & self.ballot:
@@ -526,15 +528,15 @@ class Analyzer:
                                  f"{x} takes 32 bits: on a 64-bit ballot it ignores lanes 32-63"
                                  + (" (__ffs is even ambiguous)." if x == "__ffs" else "."), key))
             # W64-05: 1u << lane
-            if t.kind == NUM and int_value(x) == 1 and self.t(k + 1) == "<<" and "." not in x:
+            if t.kind == NUM and int_value(x) == 1 and self.tx[k + 1] == "<<" and "." not in x:
                 ea = k + 2
                 eb = self.right_operand_end(ea, b)
-                if self.laneish(ea, eb) or self.t(ea) in self.lane:
+                if self.laneish(ea, eb) or self.tx[ea] in self.lane:
                     self.needs.mask_t = True
                     w = [self.edit(k, "1ull", "W64-05")]
                     p = [self.edit(k, "lane_mask_t{1}", "W64-05")]
                     s = self.stmt_start(k, a)
-                    name_i = next((q for q in range(s, k) if self.t(q + 1) == "=" and self.toks[q].kind == ID), None)
+                    name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
                     claim = [k]
                     if name_i is not None:
                         span = self.narrow_type_span(s, name_i)
@@ -545,14 +547,14 @@ class Analyzer:
                     self.add(Hit("W64-05", k, w, p, "1ull << lane", "lane_mask_t{1} << lane",
                                  "A 32-bit 1 shifted by a lane id is 0 (undefined) for lanes 32-63.", key), claim)
             # W64-06 / W64-18: loops
-            if x == "for" and self.t(k + 1) == "(" and (k + 1) in self.pairs:
+            if x == "for" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 self.loop(k, b, key)
             # W64-07: per-warp / per-lane shared arrays sized with 32
             if x == "__shared__":
                 self.shared_array(k, a, b, key)
             # W64-13: tiled_partition<32>
-            if x in ("tiled_partition", "thread_block_tile") and self.t(k + 1) == "<" and self.is_int(k + 2, 32) \
-                    and self.t(k + 3) == ">":
+            if x in ("tiled_partition", "thread_block_tile") and self.tx[k + 1] == "<" and self.is_int(k + 2, 32) \
+                    and self.tx[k + 3] == ">":
                 self.needs.ws = True
                 self.add(Hit("W64-13", k + 2, [self.edit(k + 2, "64", "W64-13")],
                              [self.edit(k + 2, "HIPPORT_WS", "W64-13")],
@@ -560,7 +562,7 @@ class Analyzer:
                              f"{x}<32> is half a 64-lane wavefront: code that treats the tile as the warp "
                              "produces two partial results per wavefront.", key))
             # W64-14: warp-synchronous tail that starts at 16
-            if x == "if" and self.t(k + 1) == "(" and (k + 1) in self.pairs:
+            if x == "if" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 self.sync_tail(k, a, b, key)
             # W64-15: inline PTX with warp semantics
             if x in ("asm", "__asm__", "__asm") :
@@ -573,7 +575,8 @@ class Analyzer:
                              "warpSize is not constexpr from ROCm 7.0: it cannot size arrays, be a template "
                              "argument or initialise a constexpr.", f"const:{k}"))
             # W64-20 guards
-            self.guard(k, key)
+            if x in ("==", "!="):
+                self.guard(k, key)
             # W64-08 uses
             if t.kind == ID and x in self.w32_consts:
                 self.links.append((key, f"w32:{x}"))
@@ -581,10 +584,10 @@ class Analyzer:
                 self.links.append((key, f"mask:{x}"))
 
     def compare_other_side(self, k: int, a: int, b: int) -> tuple[int, int] | None:
-        if self.t(k - 1) in ("==", "!="):
+        if self.tx[k - 1] in ("==", "!="):
             la, lb = self.left_operand(k - 1, a)
             return la, lb
-        if self.t(k + 1) in ("==", "!="):
+        if self.tx[k + 1] in ("==", "!="):
             e = self.right_operand_end(k + 2, b)
             return k + 2, e
         return None
@@ -595,7 +598,7 @@ class Analyzer:
         s = lp + 1
         depth = 0
         for q in range(lp + 1, rp):
-            x = self.t(q)
+            x = self.tx[q]
             if x in ("(", "[", "{"):
                 depth += 1
             elif x in (")", "]", "}"):
@@ -609,16 +612,16 @@ class Analyzer:
 
     def flows_to_warp_op(self, k: int, a: int, b: int) -> bool:
         s, _e = self.stmt_bounds(k, a, b)
-        name = next((self.t(q) for q in range(s, k) if self.t(q + 1) == "=" and self.toks[q].kind == ID), None)
+        name = next((self.tx[q] for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
         for q in range(a, b):
-            x = self.t(q)
+            x = self.tx[q]
             if x in SHFL_CALLS or x in BALLOT_CALLS or x in SYNC_CALLS or x in ("__any", "__all", "__any_sync"):
                 return True
-        return name is not None and any(self.t(q) == name and self.t(q + 1) == "==" for q in range(a, b))
+        return name is not None and any(self.tx[q] == name and self.tx[q + 1] == "==" for q in range(a, b))
 
     def mask_literal_hit(self, k: int, key: str, where: str) -> None:
         self.needs.mask_t = True
-        naive = self.t(k).lower().rstrip("ul") != self.t(k).lower()
+        naive = self.tx[k].lower().rstrip("ul") != self.tx[k].lower()
         self.add(Hit("W64-03", k, [self.edit(k, "0xffffffffffffffffull", "W64-03")],
                      [self.edit(k, "(~lane_mask_t{0})", "W64-03")],
                      "64-bit full mask", "full mask ~lane_mask_t{0}",
@@ -647,8 +650,8 @@ class Analyzer:
 
     def in_shared_dim(self, k: int) -> bool:
         s = k
-        while s > 0 and self.t(s) not in (";", "{", "}"):
-            if self.t(s) in ("__shared__", "TempStorage"):
+        while s > 0 and self.tx[s] not in (";", "{", "}"):
+            if self.tx[s] in ("__shared__", "TempStorage"):
                 return True
             s -= 1
         return False
@@ -659,25 +662,25 @@ class Analyzer:
         parts: list[tuple[int, int]] = []
         s = lp + 1
         for q in range(lp + 1, rp):
-            if self.t(q) == ";":
+            if self.tx[q] == ";":
                 parts.append((s, q))
                 s = q + 1
         parts.append((s, rp))
         if len(parts) != 3:
             return
         (ia, ib), (ca, cb), (sa, sb) = parts
-        var_i = next((q for q in range(ia, ib) if self.t(q + 1) == "=" and self.toks[q].kind == ID), None)
+        var_i = next((q for q in range(ia, ib) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
         if var_i is None:
             return
-        var = self.t(var_i)
+        var = self.tx[var_i]
         init = (var_i + 2, ib)
-        step = [self.t(q) for q in range(sa, sb)]
-        if self.t(rp + 1) == "{" and (rp + 1) in self.pairs:
+        step = [self.tx[q] for q in range(sa, sb)]
+        if self.tx[rp + 1] == "{" and (rp + 1) in self.pairs:
             body = (rp + 1, self.pairs[rp + 1])
         else:
             body = (rp + 1, self.stmt_bounds(rp + 1, rp + 1, b)[1])
-        shfl_in_body = any(self.t(q) in SHFL_CALLS and self.uses_name(var, q, self.pairs.get(q + 1, q + 1) + 1)
-                           for q in range(body[0], body[1]) if self.t(q + 1) == "(")
+        shfl_in_body = any(self.tx[q] in SHFL_CALLS and self.uses_name(var, q, self.pairs.get(q + 1, q + 1) + 1)
+                           for q in range(body[0], body[1]) if self.tx[q + 1] == "(")
         halving = step in ([var, ">>=", "1"], [var, "/=", "2"], [var, "=", var, "/", "2"], [var, "=", var, ">>", "1"])
         doubling = step in ([var, "<<=", "1"], [var, "*=", "2"], [var, "+=", var], [var, "=", var, "*", "2"],
                             [var, "=", var, "<<", "1"])
@@ -689,12 +692,12 @@ class Analyzer:
                          "lanes 32-63 never reach lane 0.", key))
         if shfl_in_body and doubling:
             for q in range(ca, cb):
-                if self.t(q) == "<" and self.is_int(q + 1, 32) and self.t(q - 1) == var:
+                if self.tx[q] == "<" and self.is_int(q + 1, 32) and self.tx[q - 1] == var:
                     self.add(Hit("W64-06", q + 1, [self.edit(q + 1, "64", "W64-06")],
                                  [self.edit(q + 1, "warpSize", "W64-06")],
                                  "scan up to 64 lanes", "scan up to warpSize lanes",
                                  "Shuffle scan bounded by 32 covers only half of a 64-lane wavefront.", key))
-                if self.t(q) == "<=" and self.is_int(q + 1, 16) and self.t(q - 1) == var:
+                if self.tx[q] == "<=" and self.is_int(q + 1, 16) and self.tx[q - 1] == var:
                     self.add(Hit("W64-06", q + 1, [self.edit(q + 1, "32", "W64-06")],
                                  [self.edit(q + 1, "(warpSize / 2)", "W64-06")],
                                  "scan up to 64 lanes", "scan up to warpSize lanes",
@@ -709,26 +712,26 @@ class Analyzer:
 
     def shared_array(self, k: int, a: int, b: int, key: str) -> None:
         s, e = self.stmt_bounds(k, a, b)
-        if any(self.t(q) == "TempStorage" for q in range(s, e)):
+        if any(self.tx[q] == "TempStorage" for q in range(s, e)):
             return  # W64-21
         q = k
-        while q < e and not (self.toks[q].kind == ID and self.t(q + 1) == "["):
+        while q < e and not (self.toks[q].kind == ID and self.tx[q + 1] == "["):
             q += 1
         if q >= e or (q + 1) not in self.pairs:
             return
-        name = self.t(q)
+        name = self.tx[q]
         da, db = q + 2, self.pairs[q + 1]
-        div = next((r + 1 for r in range(da, db) if self.t(r) == "/" and self.is_int(r + 1, 32)), None)
+        div = next((r + 1 for r in range(da, db) if self.tx[r] == "/" and self.is_int(r + 1, 32)), None)
         exact = db == da + 1 and self.is_int(da, 32)
         if div is None and not exact:
             return
         idx_warp = idx_lane = False
         for r in range(a, b):
-            if r != q and self.t(r) == name and self.t(r + 1) == "[" and (r + 1) in self.pairs:
+            if r != q and self.tx[r] == name and self.tx[r + 1] == "[" and (r + 1) in self.pairs:
                 ia, ib = r + 2, self.pairs[r + 1]
                 ns = self.names(ia, ib)
                 if ns & self.warp or self.warpid32(ia, ib) is not None or (
-                        "warpSize" in ns and "/" in {self.t(z) for z in range(ia, ib)}):
+                        "warpSize" in ns and "/" in {self.tx[z] for z in range(ia, ib)}):
                     idx_warp = True
                 if ns & self.lane or self.has_lane32(ia, ib) is not None or "__lane_id" in ns:
                     idx_lane = True
@@ -747,14 +750,14 @@ class Analyzer:
         lp = k + 1
         rp = self.pairs[lp]
         # if (L < 16) S;  where S reads [... + 16]
-        if not (rp - lp == 4 and self.t(lp + 2) == "<" and self.is_int(lp + 3, 16)):
+        if not (rp - lp == 4 and self.tx[lp + 2] == "<" and self.is_int(lp + 3, 16)):
             return
-        lane_name = self.t(lp + 1)
+        lane_name = self.tx[lp + 1]
         if not (lane_name in self.lane or LANEISH.match(lane_name)):
             return
         ss, se = rp + 1, self.stmt_bounds(rp + 1, rp + 1, b)[1]
-        sixteen = [q for q in range(ss, se) if self.is_int(q, 16) and self.t(q - 1) == "+"]
-        if not sixteen or self.t(se) != ";":
+        sixteen = [q for q in range(ss, se) if self.is_int(q, 16) and self.tx[q - 1] == "+"]
+        if not sixteen or self.tx[se] != ";":
             return
         stmt = self.text[self.toks[ss].start:self.toks[se].end]
         step32 = re.sub(r"\b16\b", "32", stmt)
@@ -772,9 +775,9 @@ class Analyzer:
                   "W64-14")]
         # keep later steps of the unrolled tail ordered, too
         q = se + 1
-        while self.t(q) == "if" and self.t(q + 1) == "(" and (q + 1) in self.pairs:
+        while self.tx[q] == "if" and self.tx[q + 1] == "(" and (q + 1) in self.pairs:
             e2 = self.stmt_bounds(self.pairs[q + 1] + 1, q, b)[1]
-            if self.t(e2) != ";":
+            if self.tx[e2] != ";":
                 break
             w.append(self.insert_after(q - 1, f"{nl}{indent}{syncw}", "W64-14"))
             p.append(self.insert_after(q - 1, f"{nl}{indent}{syncw}", "W64-14"))
@@ -786,19 +789,19 @@ class Analyzer:
 
     def inline_ptx(self, k: int, b: int, key: str) -> None:
         q = k + 1
-        while self.t(q) in ("volatile", "__volatile__"):
+        while self.tx[q] in ("volatile", "__volatile__"):
             q += 1
-        if self.t(q) != "(" or q not in self.pairs:
+        if self.tx[q] != "(" or q not in self.pairs:
             return
         rp = self.pairs[q]
-        strs = [self.t(z) for z in range(q, rp) if self.toks[z].kind == STR]
+        strs = [self.tx[z] for z in range(q, rp) if self.toks[z].kind == STR]
         if not strs or not PTX_WARP.search(strs[0]):
             return
         w: list[Edit] | None = None
         m = re.match(r'"\s*mov\.u32\s+%0\s*,\s*%%laneid\s*;?\s*"', strs[0])
         if m:
-            outs = [z for z in range(q, rp) if self.toks[z].kind == STR and self.t(z).startswith('"=r"')]
-            if outs and self.t(outs[0] + 1) == "(":
+            outs = [z for z in range(q, rp) if self.toks[z].kind == STR and self.tx[z].startswith('"=r"')]
+            if outs and self.tx[outs[0] + 1] == "(":
                 z = outs[0] + 1
                 var = self.text[self.toks[z + 1].start:self.toks[self.pairs[z] - 1].end]
                 w = [Edit(self.toks[k].start, self.toks[rp].end, f"{var} = __lane_id()", "W64-15")]
@@ -810,29 +813,29 @@ class Analyzer:
 
     def const_context(self, k: int, a: int, b: int) -> bool:
         s = self.stmt_start(k, a)
-        words = {self.t(q) for q in range(s, k)}
+        words = {self.tx[q] for q in range(s, k)}
         if words & {"constexpr", "static_assert"}:
             return True
-        if "__shared__" in words and any(self.t(q) == "[" for q in range(s, k)):
+        if "__shared__" in words and any(self.tx[q] == "[" for q in range(s, k)):
             return True
-        if self.t(k - 1) == "<" and self.toks[k - 2].kind == ID and self.t(k + 1) in (">", ","):
+        if self.tx[k - 1] == "<" and self.toks[k - 2].kind == ID and self.tx[k + 1] in (">", ","):
             return True
         return False
 
     def guard(self, k: int, key: str) -> None:
-        x = self.t(k)
+        x = self.tx[k]
         if x not in ("==", "!="):
             return
         if self.is_int(k + 1, 32):
-            lhs = self.t(k - 1)
+            lhs = self.tx[k - 1]
             lit = k + 1
         elif self.is_int(k - 1, 32):
-            lhs = self.t(k + 1)
+            lhs = self.tx[k + 1]
             lit = k - 1
         else:
             return
-        if not (lhs == "warpSize" or lhs in self.w32_consts or (WARPISH.search(lhs) and self.t(k - 2) in (".", "->"))
-                or (lhs == "warpSize" and self.t(k - 2) in (".", "->"))):
+        if not (lhs == "warpSize" or lhs in self.w32_consts or (WARPISH.search(lhs) and self.tx[k - 2] in (".", "->"))
+                or (lhs == "warpSize" and self.tx[k - 2] in (".", "->"))):
             return
         span = (min(k, lit), max(k, lit))
         wrep = f"{x} 64" if lit > k else f"64 {x}"
@@ -849,40 +852,40 @@ class Analyzer:
         key = "host"
         block_names = set()
         for k in range(a, b):
-            x = self.t(k)
+            x = self.tx[k]
             if x == "<<<":
-                end = next((q for q in range(k, b) if self.t(q) == ">>>"), None)
+                end = next((q for q in range(k, b) if self.tx[q] == ">>>"), None)
                 if end is None:
                     continue
                 args = self.split_commas(k + 1, end)
                 if len(args) >= 2:
                     ba, bb = args[1]
                     if bb == ba + 1 and self.toks[ba].kind == ID:
-                        block_names.add(self.t(ba))
+                        block_names.add(self.tx[ba])
                     self.block_literal(ba, bb)
-            if x == "hipLaunchKernelGGL" and self.t(k + 1) == "(" and (k + 1) in self.pairs:
+            if x == "hipLaunchKernelGGL" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
                 if len(args) >= 3:
                     ba, bb = args[2]
                     if bb == ba + 1 and self.toks[ba].kind == ID:
-                        block_names.add(self.t(ba))
+                        block_names.add(self.tx[ba])
                     self.block_literal(ba, bb)
         for k in range(a, b):
-            x = self.t(k)
+            x = self.tx[k]
             t = self.toks[k]
             # dim3 block(32) used as a launch's block
-            if x == "dim3" and self.toks[k + 1].kind == ID and self.t(k + 2) == "(" and self.t(k + 1) in block_names:
+            if x == "dim3" and self.toks[k + 1].kind == ID and self.tx[k + 2] == "(" and self.tx[k + 1] in block_names:
                 self.block_literal(k + 3, self.pairs.get(k + 2, k + 3))
             # host launch math with 32
             if t.kind == NUM and int_value(x) == 32 and "." not in x:
                 other = None
-                if self.t(k - 1) == "*" and self.toks[k - 2].kind == ID:
-                    other = self.t(k - 2)
+                if self.tx[k - 1] == "*" and self.toks[k - 2].kind == ID:
+                    other = self.tx[k - 2]
                     mode = "mul"
-                elif self.t(k + 1) == "*" and self.toks[k + 2].kind == ID:
-                    other = self.t(k + 2)
+                elif self.tx[k + 1] == "*" and self.toks[k + 2].kind == ID:
+                    other = self.tx[k + 2]
                     mode = "mul"
-                elif (self.t(k - 1) == "/" and self.toks[k - 2].kind in (ID,)) or (self.t(k - 1) == "/" and self.t(k - 2) == ")"):
+                elif (self.tx[k - 1] == "/" and self.toks[k - 2].kind in (ID,)) or (self.tx[k - 1] == "/" and self.tx[k - 2] == ")"):
                     la, lb = self.left_operand(k - 1, a)
                     ns = self.names(la, lb)
                     if any(HOST_THREADS.search(n) for n in ns) or "blockDim" in ns:
@@ -897,7 +900,7 @@ class Analyzer:
                                  "has 64, so thread counts, warp counts or shared-memory sizes disagree with the "
                                  "kernel.", "hostmath", "medium"))
             # warp-size constants / device-only names used on the host
-            if t.kind == ID and x in self.w32_consts and self.t(k - 1) not in ("define",):
+            if t.kind == ID and x in self.w32_consts and self.tx[k - 1] not in ("define",):
                 if self.host_runtime_context(k, a, b):
                     self.needs.host_ws = True
                     self.add(Hit("W64-10", k, [], [self.edit(k, "hipport_host_warp_size()", "W64-10")],
@@ -908,7 +911,7 @@ class Analyzer:
                 else:
                     self.links.append(("hostmath", f"w32:{x}"))
             if t.kind == ID and x in ("warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__") \
-                    and self.t(k - 1) not in (".", "->") and (x != "warpSize" or self.rocm >= (7, 0)):
+                    and self.tx[k - 1] not in (".", "->") and (x != "warpSize" or self.rocm >= (7, 0)):
                 self.needs.host_ws = True
                 self.add(Hit("W64-10", k, [self.edit(k, "64", "W64-10")],
                              [self.edit(k, "hipport_host_warp_size()", "W64-10")],
@@ -916,24 +919,23 @@ class Analyzer:
                              f"{x} used in host code: " + ("device-only from ROCm 7.0." if x == "warpSize" else
                                                            "it is 64 in the host pass even for wave32 GPUs."),
                              key, "high"))
-            if x == "__launch_bounds__":
-                pass
-            self.guard(k, key)
+            if x in ("==", "!="):
+                self.guard(k, key)
         if any(h.key == "hostmath" for h in self.hits):
             self.links.append(("hostmath", "devicegroups"))
 
     def host_runtime_context(self, k: int, a: int, b: int) -> bool:
         s, e = self.stmt_bounds(k, a, b)
-        words = {self.t(q) for q in range(s, e)}
+        words = {self.tx[q] for q in range(s, e)}
         return not (words & {"constexpr", "static_assert", "template"}) and not any(
-            self.t(q) == "[" for q in range(s, k)) and self.t(k - 1) != "<"
+            self.tx[q] == "[" for q in range(s, k)) and self.tx[k - 1] != "<"
 
     def split_commas(self, a: int, b: int) -> list[tuple[int, int]]:
         out = []
         s = a
         depth = 0
         for q in range(a, b):
-            x = self.t(q)
+            x = self.tx[q]
             if x in ("(", "[", "{"):
                 depth += 1
             elif x in (")", "]", "}"):
@@ -946,11 +948,11 @@ class Analyzer:
 
     def block_literal(self, a: int, b: int) -> None:
         lits = [q for q in range(a, b) if self.toks[q].kind == NUM]
-        if not lits or any(self.toks[q].kind == ID and self.t(q) != "dim3" for q in range(a, b)):
+        if not lits or any(self.toks[q].kind == ID and self.tx[q] != "dim3" for q in range(a, b)):
             return
         prod = 1
         for q in lits:
-            v = int_value(self.t(q))
+            v = int_value(self.tx[q])
             if v is None:
                 return
             prod *= v
@@ -975,10 +977,10 @@ class Analyzer:
                     end += 1
                 if d in ("if", "elif"):
                     for q in range(j, end):
-                        if self.t(q) in ("__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"):
-                            if self.t(q - 1) == "defined":
+                        if self.tx[q] in ("__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"):
+                            if self.tx[q - 1] == "defined":
                                 e = self.edit(q - 1, "1", "W64-22")
-                            elif self.t(q - 1) == "(" and self.t(q - 2) == "defined":
+                            elif self.tx[q - 1] == "(" and self.tx[q - 2] == "defined":
                                 e = self.edit(q - 2, "1", "W64-22", q + 1)
                             else:
                                 e = self.edit(q, "(defined(__GFX8__) || defined(__GFX9__) ? 64 : 32)", "W64-22")
@@ -993,8 +995,8 @@ class Analyzer:
                     if "__HIP_PLATFORM_AMD__" in names or "__HIP_PLATFORM_HCC__" in names:
                         # does the branch define a warp constant of 64?
                         q = end
-                        while q < n and not (toks[q].pp >= 0 and self.t(q) == "#" and self.t(q + 1) in ("else", "elif", "endif")):
-                            if toks[q].pp >= 0 and self.t(q) == "define" and WARPISH.search(self.t(q + 1)) \
+                        while q < n and not (toks[q].pp >= 0 and self.tx[q] == "#" and self.tx[q + 1] in ("else", "elif", "endif")):
+                            if toks[q].pp >= 0 and self.tx[q] == "define" and WARPISH.search(self.tx[q + 1]) \
                                     and self.is_int(q + 2, 64):
                                 e = Edit(toks[i].start, toks[end - 1].end,
                                          "#if defined(__GFX8__) || defined(__GFX9__)", "W64-22")
@@ -1018,11 +1020,11 @@ class Analyzer:
                          "derived from it is wrong on a 64-lane wavefront.", f"w32:{name}"))
         # W64-03 on mask constants that reach a *_sync builtin
         for name, lit in self.mask_consts.items():
-            if any(self.t(k) == name and self.t(k - 1) == "(" and self.t(k - 2) in SYNC_CALLS
+            if any(self.tx[k] == name and self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS
                    for k in range(len(self.toks))):
                 self.needs.mask_t = True
                 s = lit
-                while s > 0 and self.toks[s - 1].pp < 0 and self.t(s - 1) not in (";", "{", "}"):
+                while s > 0 and self.toks[s - 1].pp < 0 and self.tx[s - 1] not in (";", "{", "}"):
                     s -= 1
                 w = [self.edit(lit, "0xffffffffffffffffull", "W64-03")]
                 p = [self.edit(lit, "(~lane_mask_t{0})", "W64-03")]
@@ -1036,7 +1038,7 @@ class Analyzer:
                              "widened naively it would drop lanes 32-63.", f"mask:{name}"))
         # W64-19: __launch_bounds__(T, MIN)
         for k, t in enumerate(self.toks):
-            if t.text == "__launch_bounds__" and self.t(k + 1) == "(" and (k + 1) in self.pairs:
+            if t.text == "__launch_bounds__" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
                 if len(args) == 2:
                     comma = args[0][1]
@@ -1047,9 +1049,9 @@ class Analyzer:
                                  "not minimum blocks per SM: CUDA values can force register caps and spills.",
                                  f"perf:{k}", "high"), claim=range(comma, args[1][1]))
             # W64-21: CUB warp storage sized with 32
-            if t.text == "TempStorage" and self.toks[k + 1].kind == ID and self.t(k + 2) == "[" and (k + 2) in self.pairs:
+            if t.text == "TempStorage" and self.toks[k + 1].kind == ID and self.tx[k + 2] == "[" and (k + 2) in self.pairs:
                 for q in range(k + 3, self.pairs[k + 2]):
-                    if self.t(q) == "/" and self.is_int(q + 1, 32):
+                    if self.tx[q] == "/" and self.is_int(q + 1, 32):
                         key = f"fn:{self.owner[k]}" if self.owner[k] >= 0 else f"cub:{k}"
                         self.add(Hit("W64-21", q + 1, [self.edit(q + 1, "64", "W64-21")], [],
                                      "one TempStorage per 64-lane wavefront",
@@ -1057,7 +1059,7 @@ class Analyzer:
                                      "threadIdx.x / warpSize",
                                      "CUB/hipCUB warp TempStorage sized with 32 lanes per warp: hipCUB's logical "
                                      "warp is the 64-lane wavefront on gfx9, so storage and warp ids disagree.", key))
-            if self.owner[k] < 0 and t.pp < 0:
+            if self.owner[k] < 0 and t.pp < 0 and t.text in ("==", "!="):
                 self.guard(k, "file")
             # W64-09 at file scope (constexpr int W = warpSize; template defaults)
             if t.text == "warpSize" and self.owner[k] < 0 and t.pp < 0 and self.rocm >= (7, 0):
@@ -1071,7 +1073,7 @@ class Analyzer:
         """Offset after the hip/cuda runtime include line (or after the first include block, or 0)."""
         last_inc = None
         for k, t in enumerate(self.toks):
-            if t.pp >= 0 and t.text == "include" and self.t(k - 1) == "#":
+            if t.pp >= 0 and t.text == "include" and self.tx[k - 1] == "#":
                 line_end = self.text.find("\n", t.start)
                 end = len(self.text) if line_end < 0 else line_end + 1
                 spelled = self.text[t.end:end]

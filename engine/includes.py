@@ -1,8 +1,8 @@
 """`#include` lines: CUDA headers -> HIP headers, hip_runtime.h once per file.
 
 Conventions (hipify-clang's): `#include <hip/hip_runtime.h>` replaces the first CUDA main header in
-place; later headers that map to it, or to a header already included, are removed (their line is
-left empty so line numbers stay); a CUDA file (.cu/.cuh) with device code or runtime calls that
+place (always in angle brackets); other headers keep the user's `<>` or `""`; later headers that map
+to it, or to a header already included, are removed (their line is left empty so line numbers stay); a CUDA file (.cu/.cuh) with device code or runtime calls that
 ends up without hip_runtime.h gets it inserted (nvcc includes cuda_runtime.h implicitly; a library
 header such as hipblas.h does not bring it), right after `#pragma once` in a header that has one,
 else before the first line of code.
@@ -88,7 +88,11 @@ def include_edits(
         emitted.add(target)
         if target == HIP_RUNTIME_HEADER:
             has_runtime = True
-        edits.append(Edit(ns, ne, f"<{target}>", "include", f"<{header}> -> <{target}>"))
+        # hip_runtime.h always in angle brackets (our convention); other headers keep the user's
+        # delimiters, as hipify-clang does
+        quoted = text[ns] == '"' and target != HIP_RUNTIME_HEADER
+        new = f'"{target}"' if quoted else f"<{target}>"
+        edits.append(Edit(ns, ne, new, "include", f"{text[ns:ne]} -> {new}"))
     return IncludeResult(edits, problems, has_runtime, cuda_seen)
 
 

@@ -61,9 +61,9 @@ def unavailable_reason() -> str | None:
         return "no clang resource directory (install libclang-common-15-dev, or set HIPPORT_CLANG_RESOURCE_DIR)"
     if find_cuda_include() is None:
         return "no CUDA headers found (set CUDA_PATH); token mode needs none"
-    try:
-        import clang.cindex  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("clang") is None:  # found without importing it (~10 ms)
         return "the libclang Python package is not installed"
     return None
 

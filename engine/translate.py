@@ -21,15 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from .edits import Edit
-from .launch import _match_forward, _split_top_level, launch_edits
+from .launch import launch_edits
 from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, directive_spans, tokenize
 from .model import Report, ReportKind, Translation, TranslationMode
 from .source import Language, Source
+from .translate_args import Call, call_arguments, rewrite_calls
 from .translate_tables import (
     ARCH_AVAILABLE_UP_TO,
     ARG_REWRITES,
+    ARG_REWRITES_HIP_ONLY,
     CUDA_API_LEVEL,
     CUDA_SUFFIXES,
+    OVERLOADS,
     UNKNOWN_PATTERN,
     VERSION_MACROS,
 )
@@ -83,6 +86,7 @@ def _unknown_re() -> re.Pattern[str]:
 
 _Decision = tuple[int, str, str, ReportKind | None, str, str]  # (action, replacement, family, report kind, message, since)
 _decisions: dict[tuple[Any, ...], dict[str, _Decision | None]] = {}
+_ARG_NAMES = frozenset(ARG_REWRITES) | frozenset(OVERLOADS) | frozenset(ARG_REWRITES_HIP_ONLY)
 # names in no API table: 0 nothing, 1 inline asm keyword, 2 CUDA preprocessor macro, 3 CUDA-looking
 _other: dict[str, int] = {}
 
@@ -271,7 +275,7 @@ def translate_text(
     decide = _decider(mapping, options)
     macro_of = getattr(mapping, "macro", None)
     used_runtime = False
-    drops: list[tuple[int, int]] = []  # spans of arguments removed by ARG_REWRITES
+    calls: list[Call] = []  # calls whose arguments change (translate_args.py)
 
     for i in range(n):
         if kinds[i] != IDENT:
@@ -345,18 +349,30 @@ def translate_text(
         used_runtime = True
         out.count(f"family.{fam}")
         out.count("converted")
-        rw = ARG_REWRITES.get(name)
-        if rw is not None and sp(next_sig(i)) == "(":
-            repl = _arg_rewrite(i, next_sig(i), rw, repl, toks, edit, drops)
+        if name in _ARG_NAMES and sp(next_sig(i)) == "(":
+            o = next_sig(i)
+            ov = OVERLOADS.get(name)
+            if ov is not None:
+                ca = call_arguments(toks, o)
+                if ca is not None and len(ca[1]) in ov:
+                    repl = ov[len(ca[1])]
+            rw = ARG_REWRITES.get(name)
+            if rw is not None and (rw[0] == "any" or options.roc):
+                calls.append(Call(name, i, o, rw[1]))
+            elif not options.roc and name in ARG_REWRITES_HIP_ONLY:
+                calls.append(Call(name, i, o, ARG_REWRITES_HIP_ONLY[name]))
         if repl != name:
             edit(starts[i], ends[i], repl, "api", f"{name} -> {repl}")
             out.count("api")
         if rkind is not None:
             rep(rkind, name, starts[i], ends[i], msg, repl, since)
 
-    if drops:
-        out.edits = [e for e in out.edits
-                     if not any(a <= e.start - base and e.end - base <= b for a, b in drops) or e.rule == "api-args"]
+    if calls:
+        out.edits, failed = rewrite_calls(toks, calls, out.edits, base)
+        for c in failed:
+            rep(ReportKind.MANUAL, c.name, starts[c.name_i], ends[c.name_i],
+                f"{c.name}: its HIP counterpart takes other arguments, and this call's arguments do not "
+                "have the expected count; adjust them by hand")
 
     # includes
     from .includes import include_edits, runtime_insertion
@@ -485,32 +501,6 @@ def _eval_condition(kind: str, expr: str, defs: dict[str, str]) -> bool | None:
         except Exception:
             return None
     return values.pop() if len(values) == 1 else None
-
-
-def _arg_rewrite(i: int, open_i: int, rw: tuple[str, int, str | int], repl: str, toks: Tokens,
-                 edit: Callable[..., None], drops: list[tuple[int, int]]) -> str:
-    """Apply an ARG_REWRITES rule to the call whose name token is i; returns the name to use."""
-    close = _match_forward(toks, open_i, len(toks))
-    if close < 0:
-        return repl
-    args = [] if close == open_i + 1 else (_split_top_level(toks, open_i + 1, close) or [])
-    how, nargs, what = rw
-    if len(args) != nargs:
-        return repl
-    if how == "append":
-        at = toks.ends[args[-1][1] - 1]
-        edit(at, at, f", {what}", "api-args", f"adds {what}")
-    elif how == "rename_if":
-        return str(what)
-    elif how == "drop":
-        k = int(what)
-        a = toks.starts[args[k][0]]
-        b = toks.starts[args[k + 1][0]] if k + 1 < len(args) else toks.ends[args[k][1] - 1]
-        if k + 1 >= len(args):
-            a = toks.ends[args[k - 1][1] - 1]
-        drops.append((a, b))
-        edit(a, b, "", "api-args", "argument HIP does not take")
-    return repl
 
 
 def translate(source: Source, options: TranslateOptions | None = None) -> Translation:

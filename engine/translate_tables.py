@@ -42,18 +42,117 @@ INCLUDE_GUARDS: dict[str, str] = {
     "__DRIVER_TYPES_H__": "HIP_INCLUDE_HIP_DRIVER_TYPES_H",
 }
 
-# Calls whose arguments change, not only their name. Keyed by CUDA name:
-#   ("append", n_args, text)   a call with exactly n_args arguments gets `, text` appended
-#   ("rename_if", n_args, hip) a call with exactly n_args arguments is renamed to `hip` instead
-#   ("drop", n_args, index)    a call with exactly n_args arguments loses argument `index` (0-based)
-ARG_REWRITES: dict[str, tuple[str, int, str | int]] = {
+# Calls whose arguments change, not only their name: hipify-clang's FuncArgCasts and FuncOverloads
+# (ROCm/HIPIFY src/HipifyAction.cpp), as data. An op is (kind, index[, value | (to, count)]):
+#   "add"      insert `value` so that it becomes argument `index` (index == argc appends)
+#   "remove"   drop argument `index`
+#   "replace"  replace argument `index` with `value`
+#   "wrap"     wrap argument `index` as value(...)  (HIP_SYMBOL, reinterpret_cast<size_t*>)
+#   "move"     move `count` arguments starting at `index` to before original argument `to`
+# Indices always name the ORIGINAL arguments. `when`: "any", or "roc" (only with --roc: the
+# rocSPARSE/MIOpen signatures; hipSPARSE/hipDNN keep CUDA's argument lists).
+ArgOp = tuple[str, int, str | tuple[int, int]]
+_SYM = "HIP_SYMBOL"
+_SIZE_T = "reinterpret_cast<size_t*>"
+_SOLVE = "rocsparse_solve_policy_auto"
+_FORCE = "rocsparse_analysis_policy_force"
+
+
+def _zcds(pattern: str, when: str, *ops: ArgOp) -> dict[str, tuple[str, tuple[ArgOp, ...]]]:
+    return {pattern.format(t): (when, ops) for t in "ZCDS"}
+
+
+ARG_REWRITES: dict[str, tuple[str, tuple[ArgOp, ...]]] = {
     # hipHostMalloc's flags argument has no default in C
-    "cudaMallocHost": ("append", 2, "hipHostMallocDefault"),
-    # the C++ two-argument overload of cudaEventCreate takes flags
-    "cudaEventCreate": ("rename_if", 2, "hipEventCreateWithFlags"),
+    "cudaMallocHost": ("any", (("add", 2, "hipHostMallocDefault"),)),
+    # symbols are passed through HIP_SYMBOL (HIP takes the symbol's address)
+    "cudaMemcpyToSymbol": ("any", (("wrap", 0, _SYM),)),
+    "cudaMemcpyToSymbolAsync": ("any", (("wrap", 0, _SYM),)),
+    "cudaGetSymbolSize": ("any", (("wrap", 1, _SYM),)),
+    "cudaGetSymbolAddress": ("any", (("wrap", 1, _SYM),)),
+    "cudaMemcpyFromSymbol": ("any", (("wrap", 1, _SYM),)),
+    "cudaMemcpyFromSymbolAsync": ("any", (("wrap", 1, _SYM),)),
+    "cudaGraphAddMemcpyNodeToSymbol": ("any", (("wrap", 4, _SYM),)),
+    "cudaGraphAddMemcpyNodeFromSymbol": ("any", (("wrap", 5, _SYM),)),
+    "cudaGraphMemcpyNodeSetParamsToSymbol": ("any", (("wrap", 1, _SYM),)),
+    "cudaGraphMemcpyNodeSetParamsFromSymbol": ("any", (("wrap", 2, _SYM),)),
+    "cudaGraphExecMemcpyNodeSetParamsToSymbol": ("any", (("wrap", 2, _SYM),)),
+    "cudaGraphExecMemcpyNodeSetParamsFromSymbol": ("any", (("wrap", 3, _SYM),)),
+    "cudaGetTextureReference": ("any", (("wrap", 1, _SYM),)),
     # HIP's module occupancy calls take no blockSizeToDynamicSMemSize callback
-    "cuOccupancyMaxPotentialBlockSize": ("drop", 6, 3),
-    "cuOccupancyMaxPotentialBlockSizeWithFlags": ("drop", 7, 3),
+    "cuOccupancyMaxPotentialBlockSize": ("any", (("remove", 3, ""),)),
+    "cuOccupancyMaxPotentialBlockSizeWithFlags": ("any", (("remove", 3, ""),)),
+    # cuDNN -> MIOpen (--roc)
+    "cudnnGetConvolutionForwardWorkspaceSize": ("roc", (("move", 1, (2, 1)), ("move", 2, (1, 1)), ("remove", 5, ""))),
+    "cudnnGetConvolutionBackwardDataWorkspaceSize": ("roc", (("move", 1, (2, 1)), ("move", 2, (1, 1)),
+                                                              ("remove", 5, ""))),
+    "cudnnFindConvolutionForwardAlgorithmEx": ("roc", (("add", 13, "true"),)),
+    "cudnnSetPooling2dDescriptor": ("roc", (("remove", 2, ""),)),
+    "cudnnGetPooling2dDescriptor": ("roc", (("remove", 2, ""),)),
+    "cudnnSetPoolingNdDescriptor": ("roc", (("remove", 2, ""),)),
+    "cudnnGetPoolingNdDescriptor": ("roc", (("remove", 3, ""),)),
+    "cudnnSetLRNDescriptor": ("roc", (("add", 1, "miopenLRNCrossChannel"),)),
+    "cudnnGetRNNDescriptor_v6": ("roc", (("remove", 0, ""),)),
+    "cudnnSetRNNDescriptor_v6": ("roc", (("remove", 0, ""),)),
+    "cudnnSoftmaxForward": ("roc", (("move", 1, (9, 2)),)),
+    "cudnnSoftmaxBackward": ("roc", (("move", 1, (11, 2)),)),
+    "cudnnConvolutionForward": ("roc", (("move", 8, (13, 2)),)),
+    "cudnnConvolutionBackwardData": ("roc", (("move", 2, (4, 2)), ("move", 4, (2, 2)), ("move", 8, (13, 2)))),
+    "cudnnRNNBackwardWeights": ("roc", (("move", 9, (11, 2)), ("move", 11, (9, 2)))),
+    # cuSPARSE -> rocSPARSE (--roc)
+    **_zcds("cusparse{}csrilu02", "roc", ("replace", 8, _SOLVE)),
+    **_zcds("cusparse{}csrilu02_analysis", "roc", ("replace", 8, _FORCE), ("add", 9, _SOLVE)),
+    **_zcds("cusparse{}csric02_analysis", "roc", ("replace", 8, _FORCE), ("add", 9, _SOLVE)),
+    **_zcds("cusparse{}csric02_bufferSize", "roc", ("wrap", 8, _SIZE_T)),
+    **_zcds("cusparse{}bsrilu02", "roc", ("replace", 10, _SOLVE)),
+    **_zcds("cusparse{}bsrilu02_analysis", "roc", ("replace", 10, _FORCE), ("add", 11, _SOLVE)),
+    **_zcds("cusparse{}bsric02", "roc", ("replace", 10, _SOLVE)),
+    **_zcds("cusparse{}bsric02_analysis", "roc", ("replace", 10, _FORCE), ("add", 11, _SOLVE)),
+    **_zcds("cusparse{}bsric02_bufferSize", "roc", ("wrap", 10, _SIZE_T)),
+    **_zcds("cusparse{}bsrsm2_bufferSize", "roc", ("wrap", 13, _SIZE_T)),
+    **_zcds("cusparse{}csrsm2_solve", "roc", ("replace", 15, _SOLVE)),
+    **_zcds("cusparse{}csrsm2_analysis", "roc", ("replace", 15, _FORCE), ("add", 16, _SOLVE)),
+    **_zcds("cusparse{}csrsm2_bufferSizeExt", "roc", ("replace", 15, _SOLVE)),
+    **_zcds("cusparse{}gemvi_bufferSize", "roc", ("wrap", 5, _SIZE_T)),
+    **_zcds("cusparse{}csrsv2_solve", "roc", ("replace", 12, _SOLVE)),
+    **_zcds("cusparse{}csrsv2_analysis", "roc", ("replace", 9, _FORCE), ("add", 10, _SOLVE)),
+    **_zcds("cusparse{}csrmv", "roc", ("add", 10, "nullptr")),
+    **_zcds("cusparse{}bsrsv2_solve", "roc", ("replace", 14, _SOLVE)),
+    **_zcds("cusparse{}bsrsv2_analysis", "roc", ("replace", 11, _FORCE), ("add", 12, _SOLVE)),
+    **_zcds("cusparse{}csrmm", "roc", ("add", 2, "rocsparse_operation_none")),
+    **_zcds("cusparse{}csrgeam2", "roc", ("remove", 19, "")),
+    **_zcds("cusparse{}bsrsv2_bufferSize", "roc", ("wrap", 11, _SIZE_T)),
+    **_zcds("cusparse{}csrsv2_bufferSize", "roc", ("wrap", 9, _SIZE_T)),
+    **_zcds("cusparse{}csrgemm2", "roc", ("add", 1, "rocsparse_operation_none, rocsparse_operation_none")),
+    **_zcds("cusparse{}csrilu02_bufferSize", "roc", ("wrap", 8, _SIZE_T)),
+    **_zcds("cusparse{}bsrilu02_bufferSize", "roc", ("wrap", 10, _SIZE_T)),
+    "cusparseCsr2cscEx2_bufferSize": ("roc", tuple(("remove", k, "") for k in (4, 7, 8, 9, 10, 12, 13))),
+    "cusparseSparseToDense": ("roc", (("add", 4, "nullptr"),)),
+    "cusparseSparseToDense_bufferSize": ("roc", (("add", 5, "nullptr"),)),
+    "cusparseDenseToSparse_bufferSize": ("roc", (("add", 5, "nullptr"),)),
+    "cusparseDenseToSparse_analysis": ("roc", (("add", 4, "nullptr"),)),
+    "cusparseSpMM_bufferSize": ("roc", (("add", 10, "rocsparse_spmm_stage_compute"), ("add", 12, "nullptr"))),
+    "cusparseSpSM_analysis": ("roc", (("replace", 9, "rocsparse_spsm_stage_compute"), ("add", 10, "nullptr"))),
+    "cusparseXcsrgeam2Nnz": ("roc", (("remove", 14, ""),)),
+    "cusparseSpMM": ("roc", (("add", 10, "rocsparse_spmm_stage_compute, nullptr"),)),
+    "cusparseSpVV_bufferSize": ("roc", (("add", 7, "nullptr"),)),
+    "cusparseSpVV": ("roc", (("add", 6, "nullptr"),)),
+    "cusparseSpMV_bufferSize": ("roc", (("add", 9, "rocsparse_spmv_stage_buffer_size"), ("add", 11, "nullptr"))),
+    "cusparseSpMV": ("roc", (("add", 9, "rocsparse_spmv_stage_compute"),)),
+    "cusparseSpMM_preprocess": ("roc", (("add", 10, "rocsparse_spmm_stage_preprocess, nullptr"),)),
+    "cusparseSpSV_bufferSize": ("roc", (("replace", 8, "rocsparse_spsv_stage_buffer_size"), ("add", 10, "nullptr"))),
+}
+# cusparseSpSM_solve differs by target: rocSPARSE and hipSPARSE both take extra arguments
+ARG_REWRITES_HIP_ONLY: dict[str, tuple[ArgOp, ...]] = {
+    "cusparseSpSM_solve": (("add", 10, "nullptr"),),
+}
+ARG_REWRITES["cusparseSpSM_solve"] = ("roc", (("replace", 9, "rocsparse_spsm_stage_compute"),
+                                             ("add", 10, "nullptr"), ("add", 11, "nullptr")))
+
+# Overloads told apart by their number of arguments (hipify-clang's FuncOverloads).
+OVERLOADS: dict[str, dict[int, str]] = {
+    "cudaEventCreate": {1: "hipEventCreate", 2: "hipEventCreateWithFlags"},
+    "cudaGraphInstantiate": {5: "hipGraphInstantiate", 3: "hipGraphInstantiateWithFlags"},
 }
 
 # Identifiers that look like CUDA APIs: reported as UNKNOWN when in no table (and not defined by the file).

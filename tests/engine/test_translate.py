@@ -85,7 +85,7 @@ def test_user_macros_named_like_cuda_are_left_alone() -> None:
 def test_main_header_replaced_in_place_and_once() -> None:
     src = "#include <cstdio>\n#include <cuda_runtime.h>\n#include <cuda.h>\n#include \"cuda_runtime_api.h\"\nint x;\n"
     out, _ = run(src)
-    assert out == "#include <cstdio>\n#include <hip/hip_runtime.h>\n\n#include <hip/hip_runtime_api.h>\nint x;\n"
+    assert out == "#include <cstdio>\n#include <hip/hip_runtime.h>\n\n#include \"hip/hip_runtime_api.h\"\nint x;\n"
 
 
 def test_existing_hip_runtime_counts() -> None:
@@ -183,13 +183,54 @@ def test_argument_rewrites() -> None:
            "  cudaEventCreate(e, cudaEventDisableTiming);\n"
            "  cudaEventCreate(e);\n"
            "  cuOccupancyMaxPotentialBlockSize(a, b, fn, cb(cudaSuccess), 0, 256);\n"
+           "  cudaMemcpyToSymbol(coef, p, 16);\n"
+           "  cudaMemcpyFromSymbolAsync(p, coef, 16, 0, cudaMemcpyDeviceToHost, s);\n"
+           "  cudaGraphInstantiate(&ge, g, 0);\n"
+           "  cudaGraphInstantiate(&ge, g, nullptr, nullptr, 0);\n"
            "}\n")
+    out, t = run(src, "x.cpp")
+    assert out.splitlines()[1:-1] == [
+        "  hipHostMalloc(p, 64, hipHostMallocDefault);",
+        "  hipEventCreateWithFlags(e, hipEventDisableTiming);",
+        "  hipEventCreate(e);",
+        "  hipModuleOccupancyMaxPotentialBlockSize(a, b, fn, 0, 256);",
+        "  hipMemcpyToSymbol(HIP_SYMBOL(coef), p, 16);",
+        "  hipMemcpyFromSymbolAsync(p, HIP_SYMBOL(coef), 16, 0, hipMemcpyDeviceToHost, s);",
+        "  hipGraphInstantiateWithFlags(&ge, g, 0);",
+        "  hipGraphInstantiate(&ge, g, nullptr, nullptr, 0);",
+    ]
+    assert not t.reports
+    assert run(out, "x.cpp")[0] == out  # the rewritten calls are HIP calls: nothing more to do
+
+
+def test_argument_rewrite_with_wrong_arity_is_reported_not_guessed() -> None:
+    src = "void f() { cuOccupancyMaxPotentialBlockSize(a, b); }\n"
+    out, t = run(src, "x.cpp")
+    assert out == "void f() { hipModuleOccupancyMaxPotentialBlockSize(a, b); }\n"
+    (r,) = t.reports
+    assert r.kind == ReportKind.MANUAL and r.name == "cuOccupancyMaxPotentialBlockSize" and r.col == 12
+
+
+def test_roc_reorders_cudnn_to_miopen_and_cusparse_to_rocsparse() -> None:
+    src = ("void f() {\n"
+           "  cudnnConvolutionForward(h, &a, xD, x, wD, w, cD, algo, ws, wsSize, &b, yD, y);\n"
+           "  cudnnGetConvolutionForwardWorkspaceSize(h, xD, wD, cD, yD, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, &sz);\n"
+           "  cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &a, xD, x, &b, yD, y);\n"
+           "  cusparseScsrmm(h, op, m, n, k, nnz, &a, d, v, r, c, B, ldb, &b, C, ldc);\n"
+           "  cusparseDcsrilu02(h, m, nnz, d, v, r, c, info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, buf);\n"
+           "}\n")
+    out, _ = run(src, "x.cpp", roc=True)
+    assert out.splitlines()[1:-1] == [
+        "  miopenConvolutionForward(h, &a, xD, x, wD, w, cD, algo, &b, yD, y, ws, wsSize);",
+        "  miopenConvolutionForwardGetWorkSpaceSize(h, wD, xD, cD, yD, &sz);",
+        "  miopenSoftmaxForward_V2(h, &a, xD, x, &b, yD, y, MIOPEN_SOFTMAX_ACCURATE, MIOPEN_SOFTMAX_MODE_CHANNEL);",
+        "  rocsparse_scsrmm(h, op, rocsparse_operation_none, m, n, k, nnz, &a, d, v, r, c, B, ldb, &b, C, ldc);",
+        "  rocsparse_dcsrilu0(h, m, nnz, d, v, r, c, info, rocsparse_solve_policy_auto, buf);",
+    ]
+    # the hip* libraries keep CUDA's argument lists
     out, _ = run(src, "x.cpp")
-    lines = out.splitlines()
-    assert lines[1] == "  hipHostMalloc(p, 64, hipHostMallocDefault);"
-    assert lines[2] == "  hipEventCreateWithFlags(e, hipEventDisableTiming);"
-    assert lines[3] == "  hipEventCreate(e);"
-    assert lines[4] == "  hipModuleOccupancyMaxPotentialBlockSize(a, b, fn, 0, 256);"
+    assert "hipdnnConvolutionForward(h, &a, xD, x, wD, w, cD, algo, ws, wsSize, &b, yD, y);" in out
+    assert "hipsparseScsrmm(h, op, m, n, k, nnz, &a, d, v, r, c, B, ldb, &b, C, ldc);" in out
 
 
 # -- CUDA's own preprocessor macros -----------------------------------------------------------------

@@ -60,4 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m hipport.tui.cli`: run the imported module's main, so that the CliError the commands
+    # raise (they import hipport.tui.cli) is the class main() catches
+    from hipport.tui.cli import main as _main
+
+    sys.exit(_main())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -174,30 +175,23 @@ class ReviewScreen(Screen[None]):
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
         self.diff.set_rows(rows, language=fr.source.language.value, keep_cursor=keep_cursor)
         self.diff.set_marks(self.marks(), self.current)
-        out = self.session.entry(rel).output or rel
+        entries = self.session.files()  # one pass over the files serves the title, list and status
+        entry = next((e for e in entries if e.rel == rel), None)
+        out = entry.output if entry is not None and entry.output else rel
         stale = "   ~ STALE: changed on disk since review; saved decisions are NOT applied (! to re-review)"
         self.query_one("#diff-title", Static).update(
             f"CUDA {rel}  │  HIP {out}  ({self.session.config.output_mode})" + (stale if fr.stale else "")
         )
         self.refresh_panel()
-        self.refresh_files()
-        self.refresh_status()
+        self.refresh_files(entries)
+        self.refresh_status(entries)
 
-    def marks(self) -> dict[str, Mark]:
+    def marks(self) -> Mapping[str, Mark]:
         rel = self.rel
         assert rel is not None
         fr = self.session.load(rel)
-        stale = self.session.stale_decisions(rel) if fr.stale else {}
-        marks: dict[str, Mark] = {}
-        for f in fr.findings:
-            sev = str(f.severity.value)
-            if fr.stale:
-                decision, cls = ("~", "diff--stale") if f.id in stale else ("?", "diff--undecided")
-            else:
-                decision, cls = DECISION_MARK[self.session.decision(rel, f.id)]
-            marks[f.id] = Mark(SEVERITY_SYMBOL.get(sev, "?"), SEVERITY_CLASS.get(sev, "diff--sev-perf"),
-                               decision, cls)
-        return marks
+        stale = self.session.stale_decisions(rel) if fr.stale else None
+        return GutterMarks(self.session, rel, fr.by_id, stale)
 
     def refresh_marks(self) -> None:
         if self.rel is not None and self.loading is None:
@@ -236,17 +230,22 @@ class ReviewScreen(Screen[None]):
             position=f"{ids.index(f.id) + 1}/{len(ids)}",
         ))
 
-    def refresh_files(self) -> None:
-        self.file_list.set_items([file_item(e) for e in self.session.files()], self.rel)
+    def refresh_files(self, entries: list[FileEntry] | None = None) -> None:
+        if entries is None:
+            entries = self.session.files()
+        self.file_list.set_items([file_item(e) for e in entries], self.rel)
 
-    def refresh_status(self) -> None:
-        decided, total = self.session.progress()
+    def refresh_status(self, entries: list[FileEntry] | None = None) -> None:
+        if entries is None:
+            entries = self.session.files()
+        decided = sum(e.decided for e in entries)
+        total = sum(e.findings for e in entries)
         if self.branch is None:
             self.branch = branch_name(self.session.root)
         parts = [self.session.root.name, self.branch]
-        if self.rel is not None:
-            d, t = self.session.progress(self.rel)
-            parts.append(f"{self.rel} {d}/{t}")
+        for e in entries:
+            if e.rel == self.rel:
+                parts.append(f"{e.rel} {e.decided}/{e.findings}")
         parts.append(f"all {decided}/{total} decided")
         unwritten = len(self.session.unwritten())
         if unwritten:
@@ -602,6 +601,39 @@ class ReviewScreen(Screen[None]):
     @on(OptionList.OptionHighlighted)
     def _noop(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
+
+
+class GutterMarks(Mapping[str, Mark]):
+    """The gutter mark of each finding, computed when a visible row asks (a 10,000-line file has
+    thousands of findings; a key press must not look up every decision)."""
+
+    def __init__(self, session: ReviewSession, rel: str, by_id: Mapping[str, Any],
+                 stale: Mapping[str, Decision] | None) -> None:
+        self.session = session
+        self.rel = rel
+        self.by_id = by_id
+        self.stale = stale
+        self._memo: dict[str, Mark] = {}
+
+    def __getitem__(self, fid: str) -> Mark:
+        mark = self._memo.get(fid)
+        if mark is not None:
+            return mark
+        f = self.by_id[fid]
+        sev = str(f.severity.value)
+        if self.stale is not None:
+            decision, cls = ("~", "diff--stale") if fid in self.stale else ("?", "diff--undecided")
+        else:
+            decision, cls = DECISION_MARK[self.session.decision(self.rel, fid)]
+        mark = Mark(SEVERITY_SYMBOL.get(sev, "?"), SEVERITY_CLASS.get(sev, "diff--sev-perf"), decision, cls)
+        self._memo[fid] = mark
+        return mark
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.by_id)
+
+    def __len__(self) -> int:
+        return len(self.by_id)
 
 
 def rule_text(rule_id: str) -> tuple[str, str]:

@@ -54,7 +54,10 @@ class FileList(Vertical):
         return self.query_one("#file-options", OptionList)
 
     def set_items(self, items: Sequence[FileItem], current: str | None) -> None:
-        self.items = list(items)
+        items = list(items)
+        if items == self.items and current == self.current:
+            return  # rebuilding the options re-lays out the screen: only when something changed
+        self.items = items
         self.current = current
         self._rebuild()
 

@@ -11,7 +11,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from hipport.engine.edits import Edit, apply_edits, line_starts
+from hipport.engine.diffrows import line_table
+from hipport.engine.edits import Edit, apply_edits
 
 SEVERITY_SYMBOL = {"wrong-result": "W", "compile-error": "C", "performance": "P"}
 SEVERITY_CLASS = {"wrong-result": "error", "compile-error": "warning", "performance": "secondary"}
@@ -35,17 +36,11 @@ def fix_preview(text: str, edits: Sequence[Edit], context: int = 0) -> list[tupl
     """(-|+|' ', line) pairs: each region of `text` touched by `edits`, before and after."""
     if not edits:
         return []
-    starts = line_starts(text)
+    table = line_table(text)  # cached per text: no re-scan of a 10,000-line file per key
+    starts = table.starts or [0]
 
     def line_of(offset: int) -> int:
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        return max(0, min(table.line_of(offset), len(starts) - 1))
 
     regions: list[list[int]] = []
     for e in sorted(edits, key=lambda e: (e.start, e.end)):

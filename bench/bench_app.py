@@ -1,0 +1,175 @@
+"""The review app, measured with Pilot (headless, real engine: translator + warp analysis).
+
+Prints:
+- start to first painted diff on the demo (bundled GEMM sample): in-process (App created -> diff
+  painted) and cold (a fresh `python` process, imports included, until the diff is painted). Target < 1 s.
+- time per key on a 10,000-line CUDA file: `n` (reject + move on), `a` (accept + move on), and
+  `pagedown` (scroll), each the press and the repaint that follows. Target < 50 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+KERNEL = """\
+__global__ void reduce{i}(const float* in, float* out, int n) {{
+  int lane = threadIdx.x % 32;
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int off = 16; off > 0; off /= 2)
+    v += __shfl_down_sync(0xffffffff, v, off);
+  if (lane == 0) atomicAdd(out, v);
+}}
+void launch{i}(const float* in, float* out, int n) {{
+  float* tmp;
+  cudaMalloc(&tmp, n * sizeof(float));
+  reduce{i}<<<n / 256, 256>>>(in, out, n);
+  cudaFree(tmp);
+}}
+
+"""
+
+COLD = r"""
+import asyncio, sys, time
+t0 = time.perf_counter()
+from pathlib import Path
+from hipport.engine.review import ReviewSession
+from hipport.tui.app import PortApp
+
+async def main():
+    app = PortApp(ReviewSession.open(Path(sys.argv[1])))
+    async with app.run_test(size=(160, 45)) as pilot:
+        while getattr(app.screen, "painted_at", None) is None:
+            await pilot.pause(0.005)
+        await pilot.pause()
+        print(f"{time.perf_counter() - t0:.4f}")
+
+asyncio.run(main())
+"""
+
+
+def make_demo(dest: Path) -> Path:
+    from hipport.engine.vcs import init_repo_from
+    from hipport.tui.commands.demo import sample_folder
+
+    return init_repo_from(sample_folder(), dest)
+
+
+def make_big(dest: Path, lines: int = 10_000) -> Path:
+    dest.mkdir(parents=True)
+    head = "#include <cuda_runtime.h>\n\n"
+    body = [head]
+    n = head.count("\n")
+    i = 0
+    per = KERNEL.count("\n")
+    while n + per <= lines:
+        body.append(KERNEL.format(i=i))
+        n += per
+        i += 1
+    body.append("\n" * (lines - n))
+    (dest / "big.cu").write_text("".join(body))
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=dest, check=True)
+    return dest
+
+
+async def first_paint(root: Path) -> float:
+    from hipport.engine.review import ReviewSession
+    from hipport.tui.app import PortApp
+
+    t0 = time.perf_counter()
+    app = PortApp(ReviewSession.open(root))
+    async with app.run_test(size=(160, 45)) as pilot:
+        while getattr(app.screen, "painted_at", None) is None:
+            await pilot.pause(0.005)
+        await pilot.pause()
+        return time.perf_counter() - t0
+
+
+async def per_key(root: Path, keys: list[tuple[str, str, int]]) -> dict[str, dict[str, list[float]]]:
+    """For each (key, action, count): the Pilot round trip (press + the repaint that follows), and
+    the app's own work split into the action handler and painting the visible diff rows."""
+    from hipport.engine.review import ReviewSession
+    from hipport.tui.app import PortApp
+    from hipport.tui.widgets.diff_view import DiffView
+
+    app = PortApp(ReviewSession.open(root))
+    out: dict[str, dict[str, list[float]]] = {}
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        dv = screen.query_one(DiffView)
+        findings = len(screen.session.load(screen.rel).findings)  # type: ignore[attr-defined]
+        print(f"  10,000-line file: {len(dv.rows)} diff rows, {findings} findings, terminal 160x45")
+        for key, action, count in keys:
+            pilot_t: list[float] = []
+            handler_t: list[float] = []
+            paint_t: list[float] = []
+            for _ in range(count):
+                t = time.perf_counter()
+                await pilot.press(key)
+                await pilot.pause()
+                pilot_t.append(time.perf_counter() - t)
+                if not action:
+                    continue
+                t = time.perf_counter()
+                await screen.run_action(action)
+                t1 = time.perf_counter()
+                for y in range(dv.size.height):  # what the next frame draws of the diff
+                    dv.render_line(y)
+                t2 = time.perf_counter()
+                handler_t.append(t1 - t)
+                paint_t.append(t2 - t1)
+                await pilot.pause()
+            out[key] = {"pilot": pilot_t, "handler": handler_t, "paint": paint_t}
+    return out
+
+
+def ms(values: list[float]) -> str:
+    v = sorted(values)
+    p90 = v[int(len(v) * 0.9) - 1] if len(v) >= 10 else v[-1]
+    return f"median {statistics.median(v) * 1000:6.1f} ms   p90 {p90 * 1000:6.1f} ms   max {v[-1] * 1000:6.1f} ms"
+
+
+def main() -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="hipport-bench-app-"))
+    demo = make_demo(tmp / "demo")
+    warm = [asyncio.run(first_paint(demo)) for _ in range(3)]
+    print(f"start -> first painted diff (demo, in-process): {ms(warm)}   target < 1000 ms")
+    cold = []
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-c", COLD, str(demo)], capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            print(proc.stderr[-2000:])
+            return 1
+        cold.append(float(proc.stdout.strip().splitlines()[-1]))
+    print(f"start -> first painted diff (demo, fresh process incl. imports): {ms(cold)}   target < 1000 ms")
+    big = make_big(tmp / "big")
+    t = time.perf_counter()
+    keys = [("f12", "", 20), ("n", "reject", 20), ("a", "accept", 20), ("pagedown", "page_down_rows", 20)]
+    results = asyncio.run(per_key(big, keys))
+    print(f"  (10,000-line session incl. load: {time.perf_counter() - t:.1f} s)")
+    base = statistics.median(results["f12"]["pilot"])
+    print(f"Pilot round trip of a key bound to nothing (f12): {ms(results['f12']['pilot'])}")
+    for key, parts in results.items():
+        if key == "f12":
+            continue
+        print(f"key {key!r:<11} Pilot press+repaint: {ms(parts['pilot'])}   "
+              f"(minus the no-op key: {(statistics.median(parts['pilot']) - base) * 1000:.1f} ms)")
+        both = [h + p for h, p in zip(parts["handler"], parts["paint"], strict=True)]
+        print(f"{'':16}app work (handler + paint diff): {ms(both)}   target < 50 ms")
+        print(f"{'':16}  handler {ms(parts['handler'])}")
+        print(f"{'':16}  paint   {ms(parts['paint'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,413 @@
+"""Build plans: how to build and launch a ported project on this machine.
+
+API:
+    plan(project_root, config=None, *, arch=None, device=None, detection=None, baseline=False) -> RunPlan
+    RunPlan(kind, steps, launch, arch, notes)   kind: "single-file" | "cmake" | "make" | "python"
+    Step(title, argv, cwd, env, role)           role: "build" | "run"; env is the FULL environment
+
+`project_root` is a directory (a Makefile or CMakeLists.txt, else its one CUDA/HIP source) or one
+file (.hip/.cu/.cpp or a .py script). The plan builds the PORTED files (`gemm.cu` -> `gemm.hip`,
+`matmul_cuda.py` -> `matmul_hip.py`, as `hipport convert` writes them); when they are missing the
+plan has no steps and says "convert first". With baseline=True it builds the ORIGINAL CUDA sources
+with nvcc, labelled "CUDA baseline", and launches them when an NVIDIA GPU is present.
+
+The AMD build always names its target: `--offload-arch=<gfx>` from `arch=`, else config `arch`,
+else the chosen GPU's gfx, else gfx942 (auto-detection in hipcc/CMake silently depends on tools that
+build-only machines lack). No AMD GPU -> the plan builds and says plainly that nothing was launched.
+
+`config` is the raw `[tool.hipport.run]` table:
+    arch = "gfx942" | ["gfx90a", "gfx942"]   target(s) when no GPU is detected or to override it
+    target = "examples/gemm"                  what to build, relative to the project root
+    args = ["4096"]                           arguments for the program
+    run = ["build/app", "--n", "1"]           how to launch (CMake projects need it); `command` is
+                                              accepted as an alias (a string is split like a shell)
+    make_args = [...]; cmake_args = [...]; defines = ["FOO=1"]; libs = ["-lhipblas"]
+    python = "python3"                        interpreter for Python projects
+    build_timeout = 900; run_timeout = 600    seconds
+    no_blas = true                            build without the vendor BLAS (samples that support it)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .detect import Detection, Gpu
+from .devices import device_env
+from .gfx import normalize_gfx
+
+DEFAULT_ARCH = "gfx942"
+SOURCE_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx")
+
+
+class PlanError(Exception):
+    """A plan cannot be made (bad path, unknown device): one line for the user."""
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    role: str = "build"  # "build" | "run"
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    kind: str  # "single-file" | "cmake" | "make" | "python"
+    steps: list[Step]
+    launch: bool  # whether a run step launches on a GPU
+    arch: str  # gfx target (AMD) or sm arch (CUDA baseline)
+    notes: list[str] = field(default_factory=list)
+    baseline: bool = False
+    device: Gpu | None = None
+    label: str = "HIP port"  # or "CUDA baseline"
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.steps)
+
+    def describe(self) -> list[str]:
+        out = [f"{self.label}: {self.kind} build for {self.arch}"]
+        out += [f"  {s.role:5} {s.title}: {' '.join(s.argv)}" for s in self.steps]
+        out += self.notes
+        return out
+
+
+# ---------------------------------------------------------------------------------------------- names
+
+
+def ported_name(path: Path) -> Path:
+    """Where `hipport convert` writes the port: x.cu -> x.hip; matmul_cuda.py -> matmul_hip.py;
+    another .py -> <stem>_hip.py; anything else keeps its name."""
+    if path.suffix == ".cu":
+        return path.with_suffix(".hip")
+    if path.suffix == ".py":
+        stem = path.stem
+        if re.search(r"cuda", stem, re.IGNORECASE):
+            return path.with_name(re.sub(r"cuda", "hip", stem, flags=re.IGNORECASE) + ".py")
+        return path.with_name(stem + "_hip.py")
+    return path
+
+
+def shim_header() -> Path:
+    """hipport's *_sync compatibility header for HIP < 6.2 (see shims/hip_sync_compat.h)."""
+    return Path(str(resources.files(__package__).joinpath("shims/hip_sync_compat.h")))
+
+
+def _as_list(v: Any) -> list[str]:
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return shlex.split(v)
+    return [str(x) for x in v]
+
+
+# ---------------------------------------------------------------------------------------------- choice
+
+
+def _project_kind(target: Path) -> str:
+    if target.is_file():
+        if target.suffix == ".py":
+            return "python"
+        if target.suffix in SOURCE_SUFFIXES:
+            return "single-file"
+        raise PlanError(f"don't know how to build {target.name} (expected .hip/.cu/.cpp or .py)")
+    # both present (like the sample): the Makefile drives hipcc directly; CMake's HIP language
+    # needs the clang driver and CMake >= 3.21, which older ROCm and Debian setups lack
+    if (target / "Makefile").is_file() or (target / "makefile").is_file():
+        return "make"
+    if (target / "CMakeLists.txt").is_file():
+        return "cmake"
+    sources = [p for p in target.iterdir() if p.suffix in (".cu", ".hip")]
+    if sources:
+        return "single-file"
+    scripts = [p for p in target.iterdir() if p.suffix == ".py"]
+    if scripts:
+        return "python"
+    raise PlanError(f"nothing to build in {target}: no Makefile, CMakeLists.txt, .cu/.hip or .py file")
+
+
+def _single_source(target: Path, baseline: bool) -> Path:
+    if target.is_file():
+        return target
+    cus = sorted(p for p in target.iterdir() if p.suffix == ".cu")
+    hips = sorted(p for p in target.iterdir() if p.suffix == ".hip")
+    pool = cus if baseline else (hips or [ported_name(p) for p in cus])
+    if len(pool) != 1:
+        raise PlanError(f"{target} has {len(pool)} candidate sources; name one file or set [tool.hipport.run] target")
+    return pool[0]
+
+
+def _choose_arch(arch: str | None, config: Mapping[str, Any], gpu: Gpu | None) -> tuple[str, list[str]]:
+    notes: list[str] = []
+    if arch:
+        chosen = [arch]
+    elif config.get("arch"):
+        chosen = _as_list(config["arch"])
+    elif gpu is not None:
+        chosen = [gpu.arch]
+    else:
+        chosen = [DEFAULT_ARCH]
+    clean = []
+    for a in chosen:
+        g = normalize_gfx(a)
+        if g is None:
+            raise PlanError(f"not an AMD GPU target: {a!r} (expected e.g. gfx942)")
+        clean.append(g)
+    if gpu is not None and gpu.arch not in clean:
+        notes.append(f"warning: building for {', '.join(clean)} but GPU {gpu.index} is {gpu.arch}: "
+                     "the launch will fail with 'invalid device function'")
+    return " ".join(clean), notes
+
+
+def _hip_header_exists(detection: Detection, rel: str) -> bool:
+    roots = [detection.rocm.root, "/opt/rocm", "/usr"]
+    return any(r and (Path(r) / "include" / rel).exists() for r in roots)
+
+
+# ---------------------------------------------------------------------------------------------- plan
+
+
+def plan(
+    project_root: Path,
+    config: Mapping[str, Any] | None = None,
+    *,
+    arch: str | None = None,
+    device: int | None = None,
+    detection: Detection | None = None,
+    baseline: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> RunPlan:
+    cfg: Mapping[str, Any] = config or {}
+    root = Path(project_root).resolve()
+    if not root.exists():
+        raise PlanError(f"no such file or directory: {project_root}")
+    target = root / str(cfg["target"]) if cfg.get("target") and root.is_dir() else root
+    if not target.exists():
+        raise PlanError(f"[tool.hipport.run] target does not exist: {target}")
+    if detection is None:
+        from .detect import detect
+
+        detection = detect(torch=False)
+    base_env = dict(os.environ if env is None else env)
+    kind = _project_kind(target)
+    if baseline:
+        return _plan_cuda(kind, target, cfg, device, detection, base_env)
+    return _plan_hip(kind, target, cfg, arch, device, detection, base_env)
+
+
+def _pick_gpu(gpus: tuple[Gpu, ...], device: int | None, what: str) -> Gpu | None:
+    if not gpus:
+        return None
+    if device is None:
+        return gpus[0]
+    found = next((g for g in gpus if g.index == device), None)
+    if found is None:
+        raise PlanError(f"no {what} GPU with index {device} (found: {', '.join(str(g.index) for g in gpus)})")
+    return found
+
+
+def _missing_ports(kind: str, target: Path) -> list[tuple[Path, Path]]:
+    """(original, expected port) for every CUDA source whose port is not there yet."""
+    if target.is_file():
+        if target.suffix in (".cu", ".py") and not re.search(r"hip", target.stem, re.IGNORECASE):
+            port = ported_name(target)
+            return [] if port.exists() else [(target, port)]
+        return []
+    files = [p for p in target.iterdir() if p.suffix == ".cu"]
+    if kind == "python":
+        files = [p for p in target.iterdir() if p.suffix == ".py" and "cuda" in p.stem.lower()]
+    return [(p, ported_name(p)) for p in sorted(files) if not ported_name(p).exists()]
+
+
+def _plan_hip(
+    kind: str,
+    target: Path,
+    cfg: Mapping[str, Any],
+    arch: str | None,
+    device: int | None,
+    det: Detection,
+    base_env: dict[str, str],
+) -> RunPlan:
+    gpu = _pick_gpu(det.amd_gpus, device, "AMD")
+    if device is not None and gpu is None:
+        raise PlanError(f"no AMD GPU found, so there is no device {device} to run on")
+    target_arch, notes = _choose_arch(arch, cfg, gpu)
+    archs = target_arch.split()
+    workdir = target if target.is_dir() else target.parent
+
+    missing = _missing_ports(kind, target)
+    if missing:
+        notes = [f"convert first: {port.name} not found (run `hipport convert {orig.name}`)" for orig, port in missing]
+        return RunPlan(kind, [], False, target_arch, notes, device=gpu)
+
+    env = {**base_env, "HIP_PLATFORM": "amd"}
+    run_env, env_notes = device_env(env, gpu.index if gpu else None, "amd")
+    notes += env_notes
+    launch = gpu is not None
+    if det.hsa_override:
+        notes.append(f"warning: HSA_OVERRIDE_GFX_VERSION={det.hsa_override} is set; Instinct GPUs never need it")
+
+    extra: list[str] = []
+    hv = det.rocm.hip_version_tuple
+    if hv is not None and hv < (6, 2):
+        extra += ["-include", str(shim_header())]
+        notes.append(f"HIP {det.rocm.hip_version} predates the *_sync warp builtins (ROCm 6.2): added hipport's "
+                     "compatibility header, which insists on 64-bit masks as ROCm 7 does")
+    for d in _as_list(cfg.get("defines")):
+        extra.append(f"-D{d}")
+    no_blas = bool(cfg.get("no_blas")) or not _hip_header_exists(det, "hipblas/hipblas.h")
+    build_timeout = float(cfg.get("build_timeout", 900))
+    run_timeout = float(cfg.get("run_timeout", 600))
+    args = _as_list(cfg.get("args"))
+    steps: list[Step] = []
+
+    if kind == "single-file":
+        src = _single_source(target, baseline=False)
+        if src.suffix == ".cu":
+            src = ported_name(src)
+        text = src.read_text(encoding="utf-8", errors="replace")
+        libs = _as_list(cfg.get("libs"))
+        if re.search(r"#\s*include\s*[<\"](hipblas|hipblas/hipblas)\.h[>\"]", text):
+            if no_blas and "GEMM_NO_BLAS" in text:
+                extra.append("-DGEMM_NO_BLAS")
+                notes.append("hipBLAS not found: built without the vendor BLAS (the self-check uses a reference kernel)")
+            else:
+                libs += [f"-I{det.rocm.root or '/opt/rocm'}/include/hipblas", "-lhipblas"]
+        out = workdir / "build" / src.stem
+        argv = ["hipcc", *(f"--offload-arch={a}" for a in archs), "-O3", *extra, src.name, "-o", str(out.relative_to(workdir)), *libs]
+        steps.append(Step(f"hipcc {src.name}", argv, workdir, env, "build", build_timeout))
+        run_argv = _as_list(cfg.get("run") or cfg.get("command")) or [f"./{out.relative_to(workdir)}", *args]
+        if launch:
+            steps.append(Step(f"run {out.name}", run_argv, workdir, run_env, "run", run_timeout))
+    elif kind == "make":
+        mvars = ["HIP=1", f"OFFLOAD_ARCH={target_arch}"]
+        if extra:
+            mvars.append("EXTRA_FLAGS=" + " ".join(extra))
+        if no_blas:
+            mvars.append("NO_BLAS=1")
+        mvars += _as_list(cfg.get("make_args"))
+        steps.append(Step("make", ["make", *mvars], workdir, env, "build", build_timeout))
+        if launch:
+            run_argv = _as_list(cfg.get("run") or cfg.get("command")) or ["make", "--no-print-directory", "run", *mvars,
+                                                   *([f"ARGS={' '.join(args)}"] if args else [])]
+            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout))
+    elif kind == "cmake":
+        bdir = workdir / "build" / "hipport-hip"
+        flags = " ".join(extra)
+        configure = ["cmake", "-S", ".", "-B", str(bdir.relative_to(workdir)), "-DCMAKE_BUILD_TYPE=Release",
+                     f"-DCMAKE_HIP_ARCHITECTURES={';'.join(archs)}", "-DGEMM_LANG=HIP"]
+        if flags:
+            configure.append(f"-DCMAKE_HIP_FLAGS={flags}")
+        if no_blas:
+            configure.append("-DGEMM_NO_BLAS=ON")
+        configure += _as_list(cfg.get("cmake_args"))
+        steps.append(Step("cmake configure", configure, workdir, env, "build", build_timeout))
+        steps.append(Step("cmake build", ["cmake", "--build", str(bdir.relative_to(workdir)), "-j"], workdir, env, "build", build_timeout))
+        run_argv = _as_list(cfg.get("run") or cfg.get("command"))
+        if not run_argv:
+            notes.append("set [tool.hipport.run] run = [...] to say how to launch a CMake project")
+            launch = False
+        elif launch:
+            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout))
+    else:  # python
+        script = target if target.is_file() else _single_python(target, baseline=False)
+        if not re.search(r"hip", script.stem, re.IGNORECASE) and ported_name(script).exists():
+            script = ported_name(script)
+        python = str(cfg.get("python") or sys.executable)
+        torch = det.torch
+        if torch is not None and torch.found and not torch.hip:
+            notes.append(f"PyTorch here is a {torch.backend} build: the ROCm run needs a ROCm build of PyTorch")
+            launch = False
+        run_env = {**run_env, "PYTORCH_ROCM_ARCH": ";".join(archs)}
+        if launch:
+            steps.append(Step(f"python {script.name}", [python, script.name, *args], script.parent, run_env, "run",
+                              build_timeout + run_timeout))
+        else:
+            notes.append("nothing was built: a PyTorch extension is compiled by PyTorch itself when the script runs")
+    if gpu is None:
+        notes.insert(0, f"No AMD GPU found: built for {target_arch}, nothing was launched.")
+    return RunPlan(kind, steps, launch and any(s.role == "run" for s in steps), target_arch, notes, device=gpu)
+
+
+def _single_python(target: Path, baseline: bool) -> Path:
+    scripts = sorted(p for p in target.iterdir() if p.suffix == ".py" and not p.name.startswith("_"))
+    if baseline:
+        pool = [p for p in scripts if "hip" not in p.stem.lower()]
+    else:
+        pool = [p for p in scripts if "hip" in p.stem.lower()] or [ported_name(p) for p in scripts if "cuda" in p.stem.lower()]
+    if len(pool) != 1:
+        raise PlanError(f"{target} has {len(pool)} candidate scripts; name one or set [tool.hipport.run] target")
+    return pool[0]
+
+
+def _plan_cuda(
+    kind: str,
+    target: Path,
+    cfg: Mapping[str, Any],
+    device: int | None,
+    det: Detection,
+    base_env: dict[str, str],
+) -> RunPlan:
+    gpu = _pick_gpu(det.nvidia_gpus, device, "NVIDIA")
+    sm = gpu.arch if gpu is not None and gpu.arch else "sm_90"
+    notes: list[str] = ["CUDA baseline: the ORIGINAL CUDA sources, built with nvcc (not the HIP port)."]
+    run_env, env_notes = device_env(base_env, gpu.index if gpu else None, "nvidia")
+    notes += env_notes
+    launch = gpu is not None
+    nvcc = det.cuda.nvcc or shutil.which("nvcc") or "nvcc"
+    if det.cuda.nvcc is None and shutil.which("nvcc") is None:
+        notes.append("nvcc not found: the CUDA baseline cannot be built here")
+    workdir = target if target.is_dir() else target.parent
+    build_timeout = float(cfg.get("build_timeout", 900))
+    run_timeout = float(cfg.get("run_timeout", 600))
+    args = _as_list(cfg.get("args"))
+    steps: list[Step] = []
+    if kind == "single-file":
+        src = _single_source(target, baseline=True)
+        text = src.read_text(encoding="utf-8", errors="replace")
+        libs = ["-lcublas"] if re.search(r"#\s*include\s*[<\"]cublas", text) else []
+        out = workdir / "build" / (src.stem + "_cuda")
+        argv = [nvcc, "-O3", f"-arch={sm}", src.name, "-o", str(out.relative_to(workdir)), *libs]
+        steps.append(Step(f"nvcc {src.name}", argv, workdir, base_env, "build", build_timeout))
+        if launch:
+            steps.append(Step(f"run {out.name}", [f"./{out.relative_to(workdir)}", *args], workdir, run_env, "run", run_timeout))
+    elif kind == "make":
+        mvars = ["HIP=0", f"CUDA_ARCH={sm}", "BUILD=build/cuda", *_as_list(cfg.get("make_args"))]
+        steps.append(Step("make (CUDA)", ["make", *mvars], workdir, base_env, "build", build_timeout))
+        if launch:
+            steps.append(Step("run", ["make", "--no-print-directory", "run", *mvars,
+                                      *([f"ARGS={' '.join(args)}"] if args else [])], workdir, run_env, "run", run_timeout))
+    elif kind == "cmake":
+        bdir = "build/hipport-cuda"
+        steps.append(Step("cmake configure", ["cmake", "-S", ".", "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
+                                              f"-DCMAKE_CUDA_ARCHITECTURES={sm.removeprefix('sm_')}", "-DGEMM_LANG=CUDA",
+                                              *_as_list(cfg.get("cmake_args"))], workdir, base_env, "build", build_timeout))
+        steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], workdir, base_env, "build", build_timeout))
+        run_argv = _as_list(cfg.get("run") or cfg.get("command"))
+        if not run_argv:
+            launch = False
+            notes.append("set [tool.hipport.run] run = [...] to say how to launch a CMake project")
+        elif launch:
+            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout))
+    else:
+        script = target if target.is_file() else _single_python(target, baseline=True)
+        python = str(cfg.get("python") or sys.executable)
+        if launch:
+            steps.append(Step(f"python {script.name}", [python, script.name, *args], script.parent, run_env, "run",
+                              build_timeout + run_timeout))
+    if gpu is None:
+        notes.insert(0, f"No NVIDIA GPU found: CUDA baseline built for {sm}, nothing was launched.")
+    return RunPlan(kind, steps, launch and any(s.role == "run" for s in steps), sm, notes,
+                   baseline=True, device=gpu, label="CUDA baseline")

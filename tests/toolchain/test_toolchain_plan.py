@@ -1,0 +1,151 @@
+"""Build-plan selection on real project trees (tmp dirs) and SYNTHETIC Detection objects."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hipport.engine.toolchain.detect import CudaInstall, Detection, Gpu, RocmInstall, TorchInfo
+from hipport.engine.toolchain.plan import PlanError, plan, ported_name, shim_header
+
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gemm"
+
+MI300X = Gpu("amd", 0, "AMD Instinct MI300X", "gfx942", 304, 2100, "0000:26:00.0")
+MI300X_1 = Gpu("amd", 1, "AMD Instinct MI300X", "gfx942", 304, 2100, "0000:46:00.0")
+H200 = Gpu("nvidia", 0, "NVIDIA H200", "sm_90", pci="00000000:00:06.0")
+ROCM7 = RocmInstall(root="/opt/rocm", version="7.0.0", hip_version="7.0.51831", hipcc="/opt/rocm/bin/hipcc")
+DEBIAN = RocmInstall(root="/usr", hip_version="5.2.21153-0", hipcc="/usr/bin/hipcc")
+
+
+def sample_copy(tmp_path: Path, ported: bool) -> Path:
+    dst = tmp_path / "gemm"
+    shutil.copytree(SAMPLE, dst, ignore=shutil.ignore_patterns("build", "*.hip", "matmul_hip.py", "__pycache__"))
+    if ported:
+        (dst / "gemm.hip").write_text("// ported\n")
+        (dst / "matmul_hip.py").write_text("# ported\n")
+    return dst
+
+
+def test_ported_names() -> None:
+    assert ported_name(Path("a/gemm.cu")) == Path("a/gemm.hip")
+    assert ported_name(Path("matmul_cuda.py")) == Path("matmul_hip.py")
+    assert ported_name(Path("train.py")) == Path("train_hip.py")
+
+
+def test_convert_first(tmp_path: Path) -> None:
+    rp = plan(sample_copy(tmp_path, ported=False), detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={})
+    assert not rp.ready and not rp.launch
+    assert rp.notes == ["convert first: gemm.hip not found (run `hipport convert gemm.cu`)"]
+
+
+def test_makefile_wins_and_names_the_detected_arch(tmp_path: Path) -> None:
+    rp = plan(sample_copy(tmp_path, ported=True), detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={"PATH": "/x"})
+    assert rp.kind == "make" and rp.arch == "gfx942" and rp.launch and rp.label == "HIP port"
+    build, run = rp.steps
+    assert build.argv[:3] == ["make", "HIP=1", "OFFLOAD_ARCH=gfx942"]
+    assert build.env["HIP_PLATFORM"] == "amd"
+    assert "EXTRA_FLAGS" not in " ".join(build.argv)  # ROCm 7 has the *_sync builtins
+    assert run.role == "run" and run.env["HIP_VISIBLE_DEVICES"] == "0"
+
+
+def test_no_amd_gpu_builds_for_the_default_and_says_so(tmp_path: Path) -> None:
+    rp = plan(sample_copy(tmp_path, ported=True), detection=Detection(rocm=DEBIAN), env={})
+    assert rp.arch == "gfx942" and not rp.launch
+    assert [s.role for s in rp.steps] == ["build"]
+    assert rp.notes[0] == "No AMD GPU found: built for gfx942, nothing was launched."
+    # Debian's HIP 5.2 has no *_sync builtins: the compatibility header is force-included
+    assert f"EXTRA_FLAGS=-include {shim_header()}" in rp.steps[0].argv
+    assert shim_header().is_file()
+    has_hipblas = any(Path(r, "include/hipblas/hipblas.h").exists() for r in ("/usr", "/opt/rocm"))
+    assert ("NO_BLAS=1" in rp.steps[0].argv) == (not has_hipblas)
+
+
+def test_arch_override_config_and_validation(tmp_path: Path) -> None:
+    root = sample_copy(tmp_path, ported=True)
+    det = Detection(amd_gpus=(MI300X,), rocm=ROCM7)
+    assert plan(root, {"arch": ["gfx90a", "gfx942"]}, detection=det, env={}).arch == "gfx90a gfx942"
+    rp = plan(root, detection=det, arch="gfx90a", env={})
+    assert rp.arch == "gfx90a" and any("invalid device function" in n for n in rp.notes)
+    with pytest.raises(PlanError, match="not an AMD GPU target"):
+        plan(root, detection=det, arch="sm_90", env={})
+
+
+def test_device_picker_sets_only_hip_visible_devices(tmp_path: Path) -> None:
+    root = sample_copy(tmp_path, ported=True)
+    det = Detection(amd_gpus=(MI300X, MI300X_1), rocm=ROCM7)
+    env = {"ROCR_VISIBLE_DEVICES": "1", "CUDA_VISIBLE_DEVICES": "0", "PATH": "/x"}
+    rp = plan(root, detection=det, device=1, env=env)
+    run = rp.steps[-1].env
+    assert run["HIP_VISIBLE_DEVICES"] == "1"
+    assert "ROCR_VISIBLE_DEVICES" not in run and "CUDA_VISIBLE_DEVICES" not in run
+    assert any("removed inherited ROCR_VISIBLE_DEVICES=1" in n for n in rp.notes)
+    assert rp.device == MI300X_1
+    with pytest.raises(PlanError, match="no AMD GPU with index 5"):
+        plan(root, detection=det, device=5, env={})
+
+
+def test_single_file_hip(tmp_path: Path) -> None:
+    src = tmp_path / "k.hip"
+    src.write_text('#include <hip/hip_runtime.h>\nint main() { return 0; }\n')
+    rp = plan(src, {"args": ["7"]}, detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={})
+    assert rp.kind == "single-file"
+    assert rp.steps[0].argv == ["hipcc", "--offload-arch=gfx942", "-O3", "k.hip", "-o", "build/k"]
+    assert rp.steps[1].argv == ["./build/k", "7"]
+
+
+def test_single_cu_file_needs_its_port(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_text("int main() { return 0; }\n")
+    rp = plan(src, detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={})
+    assert not rp.ready and "k.hip not found" in rp.notes[0]
+
+
+def test_cmake_needs_a_run_command(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "CMakeLists.txt").write_text("project(x)\n")
+    det = Detection(amd_gpus=(MI300X,), rocm=ROCM7)
+    rp = plan(root, detection=det, env={})
+    assert rp.kind == "cmake" and not rp.launch and "-DCMAKE_HIP_ARCHITECTURES=gfx942" in rp.steps[0].argv
+    rp2 = plan(root, {"command": "build/hipport-hip/app --n 3"}, detection=det, env={})
+    assert rp2.launch and rp2.steps[-1].argv == ["build/hipport-hip/app", "--n", "3"]
+
+
+def test_python_port_needs_rocm_torch(tmp_path: Path) -> None:
+    root = sample_copy(tmp_path, ported=True)
+    script = root / "matmul_cuda.py"
+    cuda_torch = TorchInfo(found=True, version="2.11.0+cu130", cuda="13.0", available=True)
+    rp = plan(script, detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7, torch=cuda_torch), env={})
+    assert rp.kind == "python" and not rp.launch and any("ROCm build of PyTorch" in n for n in rp.notes)
+    rocm_torch = TorchInfo(found=True, version="2.9.0+rocm7.0", hip="7.0.51831", available=True)
+    rp = plan(script, {"python": "python3", "args": ["--size", "1024"]},
+              detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7, torch=rocm_torch), env={})
+    assert rp.launch and rp.steps[0].argv == ["python3", "matmul_hip.py", "--size", "1024"]
+    assert rp.steps[0].env["PYTORCH_ROCM_ARCH"] == "gfx942"
+
+
+def test_cuda_baseline(tmp_path: Path) -> None:
+    root = sample_copy(tmp_path, ported=False)  # the baseline needs no port
+    det = Detection(nvidia_gpus=(H200,), cuda=CudaInstall("/usr/local/cuda/bin/nvcc", "13.0.88"))
+    rp = plan(root, detection=det, baseline=True, env={"PATH": "/x"})
+    assert rp.label == "CUDA baseline" and rp.baseline and rp.launch and rp.arch == "sm_90"
+    assert rp.steps[0].argv[:3] == ["make", "HIP=0", "CUDA_ARCH=sm_90"]
+    assert rp.steps[1].env["CUDA_VISIBLE_DEVICES"] == "0"
+    rp_py = plan(root / "matmul_cuda.py", {"python": "python3"}, detection=det, baseline=True, env={})
+    assert rp_py.steps[0].argv == ["python3", "matmul_cuda.py"]
+    no_gpu = plan(root, detection=Detection(), baseline=True, env={})
+    assert not no_gpu.launch and no_gpu.notes[0].startswith("No NVIDIA GPU found")
+
+
+def test_bad_paths(tmp_path: Path) -> None:
+    with pytest.raises(PlanError, match="no such file"):
+        plan(tmp_path / "missing", detection=Detection(), env={})
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(PlanError, match="don't know how"):
+        plan(tmp_path / "notes.txt", detection=Detection(), env={})
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(PlanError, match="nothing to build"):
+        plan(empty, detection=Detection(), env={})

@@ -1,0 +1,105 @@
+"""Result lines and their summary (peaks labelled, ratio to vendor BLAS)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from hipport.engine.toolchain.detect import Detection, Gpu
+from hipport.engine.toolchain.peaks import peak_for, table
+from hipport.engine.toolchain.result import parse_result_line, summarize
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "toolchain"
+MI300X = Gpu("amd", 0, "AMD Instinct MI300X", "gfx942", 304, 2100)
+
+
+def line(**kw: object) -> str:
+    base = {"kernel": "regblock", "M": 4096, "N": 4096, "K": 4096, "time_ms": 3.24, "gflops": 42428.2,
+            "max_rel_err": 0.0, "pass": True}
+    base.update(kw)
+    return json.dumps(base)
+
+
+def test_recorded_h200_lines_parse() -> None:
+    lines = (DATA / "gemm_h200_4096.log").read_text().splitlines()
+    results = [r for ln in lines if (r := parse_result_line(ln))]
+    assert [r.kernel for r in results] == ["tiled", "regblock", "blas"]
+    assert all(r.passed and r.shape == (4096, 4096, 4096) and r.dtype == "fp32" for r in results)
+    assert results[2].is_vendor and results[2].reference == "cublas"
+    assert parse_result_line(lines[0]) is None  # "device: NVIDIA H200 ..."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "make: Nothing to be done",
+        "{not json}",
+        '{"kernel": "x"}',
+        line(M=0),
+        line(M=True),
+        line(gflops="fast"),
+        "[1, 2]",
+    ],
+)
+def test_other_lines_are_not_results(text: str) -> None:
+    assert parse_result_line(text) is None
+
+
+def test_nan_error_and_non_boolean_pass() -> None:
+    r = parse_result_line(line(max_rel_err="NaN"))
+    assert r is not None and math.isnan(r.max_rel_err)
+    bare = line().replace('"max_rel_err": 0.0', '"max_rel_err": NaN')
+    assert parse_result_line(bare) is not None
+    r2 = parse_result_line(line(**{"pass": "true"}))
+    assert r2 is not None and r2.passed is False  # only JSON true passes
+
+
+def test_summary_h200_against_cublas() -> None:
+    lines = (DATA / "gemm_h200_4096.log").read_text().splitlines()
+    results = [r for ln in lines if (r := parse_result_line(ln))]
+    h200 = Gpu("nvidia", 0, "NVIDIA H200", "sm_90")
+    s = summarize(results, Detection(nvidia_gpus=(h200,)), vendor="nvidia")
+    assert s.passed and s.peak is not None and s.peak.model == "H200 SXM" and s.peak.tflops == 67.0
+    reg = next(k for k in s.kernels if k.result.kernel == "regblock")
+    assert reg.vendor_kernel == "blas"
+    assert reg.vs_vendor == pytest.approx(42428.2 / 50964.3)
+    assert reg.pct_of_peak == pytest.approx(100 * 42428.2 / 67000)
+    text = "\n".join(s.lines())
+    assert "FP32 vector peak" in text and "x blas" in text and text.endswith("PASS")
+    assert json.loads(json.dumps(s.to_dict()))["kernels"][1]["kernel"] == "regblock"
+
+
+def test_summary_mi300x_labels_the_packed_peak_and_scales_partitions() -> None:
+    r = parse_result_line(line())
+    assert r is not None
+    s = summarize([r], Detection(amd_gpus=(MI300X,)))
+    assert s.peak is not None and s.peak.tflops == pytest.approx(163.4) and "packed" in s.peak.label
+    assert s.matrix_peak is not None and "MFMA" in s.matrix_peak.label
+    assert any("no vendor BLAS run" in n for n in s.notes)
+    cpx = Gpu("amd", 0, "AMD Instinct MI300X", "gfx942", 38)  # CPX partition: 1/8 of the CUs
+    s2 = summarize([r], Detection(amd_gpus=(cpx,)))
+    assert s2.peak is not None and s2.peak.scaled_to_cus == 38 and s2.peak.tflops == pytest.approx(163.4 / 8)
+
+
+def test_failures_and_unknown_devices() -> None:
+    bad = parse_result_line(line(**{"pass": False}))
+    assert bad is not None
+    assert not summarize([bad], Detection(amd_gpus=(MI300X,))).passed
+    assert not summarize([], Detection()).passed
+    odd = Gpu("amd", 0, "Radeon", "gfx1100")
+    s = summarize([bad], Detection(amd_gpus=(odd,)))
+    assert s.peak is None and any("no peak figure" in n for n in s.notes)
+
+
+def test_peak_table_rows_have_sources_and_match_order() -> None:
+    for row in table():
+        assert row["source"] and row["cus"] > 0 and row["fp32_vector"] > 0
+    assert peak_for("gfx942", "AMD Instinct MI300A") is not None
+    assert peak_for("gfx942", "AMD Instinct MI300A").model == "MI300A"  # type: ignore[union-attr]
+    assert peak_for("gfx942", "AMD Instinct MI300X VF").model == "MI300X"  # type: ignore[union-attr]
+    assert peak_for("gfx90a", "AMD Instinct MI250X").model == "MI250X (one GCD)"  # type: ignore[union-attr]
+    assert peak_for("sm_90", "NVIDIA H100 PCIe").tflops == 51.0  # type: ignore[union-attr]

@@ -60,7 +60,7 @@ _NL = re.compile(r"\r\n|\r|\n")
 class LineTable:
     """Where each line of a text starts and where its content (without terminator) ends."""
 
-    __slots__ = ("_blocks", "_lock", "ends", "n", "starts", "text")
+    __slots__ = ("_blocks", "_lock", "_marks", "ends", "n", "starts", "text")
 
     def __init__(self, text: str) -> None:
         starts = [0]
@@ -78,6 +78,21 @@ class LineTable:
         self.n = len(starts)
         self._blocks: OrderedDict[tuple[int, tuple[Edit, ...]], _Block] = OrderedDict()
         self._lock = threading.Lock()
+        # (findings object, its marks per line, finished rows keyed by (line|block, delta))
+        self._marks: tuple[object, dict[int, list[tuple[str, int, int]]], dict[object, object]] | None = None
+
+    def marks_for(self, findings: Sequence[Finding]) -> tuple[dict[int, list[tuple[str, int, int]]],
+                                                               dict[object, object]]:
+        """Finding marks per line, and the row cache that goes with them (reset for new findings)."""
+        with self._lock:
+            m = self._marks
+            if m is not None and m[0] is findings:
+                return m[1], m[2]
+        marks = _finding_index(self, findings)
+        cache: dict[object, object] = {}
+        with self._lock:
+            self._marks = (findings, marks, cache)
+        return marks, cache
 
     def full_end(self, i: int) -> int:
         """End of line i including its terminator (the virtual line n ends at len(text))."""
@@ -103,6 +118,7 @@ _TABLES: OrderedDict[str, LineTable] = OrderedDict()
 _TABLES_LOCK = threading.Lock()
 _MAX_TABLES = 16
 _MAX_BLOCKS = 50_000
+_MAX_ROWS_CACHED = 400_000
 
 
 def line_table(text: str) -> LineTable:
@@ -131,7 +147,7 @@ def split_lines(text: str) -> list[str]:
 _BlockRow = tuple[int | None, int | None, str, str, str, tuple[Span, ...], tuple[Span, ...]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # identity hash: a cheap key for the row cache
 class _Block:
     a: int  # first original line (0-based)
     b: int  # last original line, inclusive (may be the virtual line n)
@@ -226,11 +242,12 @@ def _ends_line(new: str) -> bool:
     return not new or new.endswith(("\n", "\r"))
 
 
-def _blocks(t: LineTable, edits: Sequence[Edit]) -> list[_Block]:
+def _blocks(t: LineTable, edits: Sequence[Edit], checked: bool = False) -> list[_Block]:
     ordered = sort_edits(edits)
-    conflict = find_conflict(ordered)
-    if conflict:
-        raise EditConflict(*conflict)
+    if not checked:
+        conflict = find_conflict(ordered)
+        if conflict:
+            raise EditConflict(*conflict)
     if ordered and ordered[-1].end > len(t.text):
         raise ValueError(f"edit ends at {ordered[-1].end}, beyond the text's {len(t.text)} characters")
     spans: list[tuple[int, int, int, int]] = []  # (first line, last line, first edit, end edit)
@@ -245,10 +262,18 @@ def _blocks(t: LineTable, edits: Sequence[Edit]) -> list[_Block]:
                 ej = ordered[j]
                 b = max(b, t.line_of(ej.end - 1) if ej.end > ej.start else t.line_of(ej.start))
                 j += 1
-            rendered = _render_block(t, a, b, ordered[i:j])[0]
             # A block must start and end on whole rendered lines. If an edit ate the final terminator, or
             # a "\r" and a "\n" would meet across the block's edge to form one CRLF, take the neighbour in.
-            if a > 0 and rendered.startswith("\n") and t.text[t.start(a) - 1] == "\r":
+            # Only edits at the block's first offset or in its last terminator can cause either.
+            first_at_start = ordered[i].start == t.start(a) and a > 0 and t.text[t.start(a) - 1] == "\r"
+            last_in_term = b < t.n and ordered[j - 1].end > t.ends[b]
+            if not (first_at_start or last_in_term):
+                break
+            rendered = _render_block(t, a, b, ordered[i:j])[0]
+            if first_at_start and not rendered and b < t.n - 1 and t.text[t.full_end(b)] == "\n":
+                b += 1  # the block vanished: what follows it meets the "\r" before it
+                continue
+            if first_at_start and rendered.startswith("\n"):
                 a -= 1
                 if spans and spans[-1][1] >= a:
                     a, _, i, _ = spans.pop()
@@ -280,10 +305,13 @@ def _blocks(t: LineTable, edits: Sequence[Edit]) -> list[_Block]:
 def _finding_index(t: LineTable, findings: Sequence[Finding]) -> dict[int, list[tuple[str, int, int]]]:
     """line -> [(finding id, span start, span end)] in line-local offsets (empty span when none)."""
     by_line: dict[int, list[tuple[str, int, int]]] = {}
+    if t.n == 0:
+        return by_line
     for f in findings:
-        first = t.line_of(f.start)
-        last = t.line_of(f.end - 1) if f.end > f.start else first
-        for i in range(first, min(last, t.n - 1) + 1):
+        # a finding at the very end of a text that ends with a newline marks the last line
+        first = min(t.line_of(f.start), t.n - 1)
+        last = min(t.line_of(f.end - 1) if f.end > f.start else first, t.n - 1)
+        for i in range(first, last + 1):
             c = _clip(f.start, f.end, t.starts[i], t.ends[i]) or (0, 0)
             by_line.setdefault(i, []).append((f.id, c[0], c[1]))
     return by_line
@@ -302,73 +330,97 @@ def build_rows(
     findings: Sequence[Finding] = (),
     context: int = 3,
     expanded: frozenset[int] = frozenset(),
+    *,
+    checked: bool = False,
 ) -> list[Row]:
     """Rows for the side-by-side view of `source_text` rendered with `edits`.
 
     `edits`: everything that makes the right column (translation edits + accepted fix edits); raises
-    EditConflict when two overlap. `findings` mark the rows (finding_ids, "finding" spans on the old side,
-    and on the new side of unchanged rows) and keep their lines out of folds. `context`: unchanged lines
-    kept around each change or finding. `expanded`: old_no of folds to show in full.
-    Runs of one hidden line are shown rather than folded.
+    EditConflict when two overlap (`checked=True`: the caller already knows they do not). `findings`
+    mark the rows (finding_ids, "finding" spans on the old side, and on the new side of unchanged rows)
+    and keep their lines out of folds. `context`: unchanged lines kept around each change or finding.
+    `expanded`: old_no of folds to show in full. Runs of one hidden line are shown rather than folded.
+
+    Cheap to call again after a decision: line tables, rendered blocks and finished rows are cached
+    per text (and per `findings` object: pass the same sequence again to reuse its marks).
     """
     t = line_table(source_text)
-    blocks = _blocks(t, edits)
-    marks = _finding_index(t, findings)
+    blocks = _blocks(t, edits, checked)
+    marks, cache = t.marks_for(findings)
     n = t.n
     # which unchanged lines are shown: within `context` of a block line or a finding line
     shown = bytearray(n + 1)
-    anchors: list[tuple[int, int]] = [(blk.a, min(blk.b, n - 1)) for blk in blocks]
-    anchors.extend((i, i) for i in marks)
-    for a, b in anchors:
+    for a, b in [(blk.a, min(blk.b, n - 1)) for blk in blocks] + [(i, i) for i in marks]:
         lo, hi = max(0, a - context), min(n - 1, b + context)
-        shown[lo : hi + 1] = b"\x01" * (hi - lo + 1)
+        if lo <= hi:
+            shown[lo : hi + 1] = b"\x01" * (hi - lo + 1)
     rows: list[Row] = []
+    add = rows.append
+    extend = rows.extend
     delta = 0  # new line number - old line number, for lines after the blocks seen so far
+
+    def same_row(i: int) -> Row:
+        key = (i, delta)
+        r = cache.get(key)
+        if r is None:
+            text = t.line(i)
+            mk = marks.get(i)
+            sp = _with_findings((), mk)
+            r = Row("same", i + 1, text, i + 1 + delta, text, sp, sp, tuple(m[0] for m in mk) if mk else ())
+            cache[key] = r
+        return r  # type: ignore[return-value]
 
     def same_rows(lo: int, hi: int) -> None:
         """Unchanged lines lo..hi-1 (0-based), folding hidden runs."""
         i = lo
         while i < hi:
             if shown[i]:
-                text = t.line(i)
-                mk = marks.get(i)
-                sp = _with_findings((), mk)
-                rows.append(Row("same", i + 1, text, i + 1 + delta, text, sp, sp,
-                                tuple(m[0] for m in mk) if mk else ()))
+                add(same_row(i))
                 i += 1
                 continue
-            j = i
-            while j < hi and not shown[j]:
-                j += 1
+            j = shown.find(1, i, hi)
+            j = hi if j < 0 else j
             if j - i >= 2 and (i + 1) not in expanded:
-                rows.append(Row("fold", i + 1, "", i + 1 + delta, "", hidden=j - i))
+                add(Row("fold", i + 1, "", i + 1 + delta, "", hidden=j - i))
             else:
                 for k in range(i, j):
-                    text = t.line(k)
-                    rows.append(Row("same", k + 1, text, k + 1 + delta, text))
+                    add(same_row(k))
             i = j
 
     pos = 0
     for blk in blocks:
         same_rows(pos, blk.a)
-        new_base = blk.a + delta  # 0-based new line index of the block's first new line
-        for oi, nj, kind, ot, nt, osp, nsp in blk.rows:
-            mk = marks.get(oi) if oi is not None else None
-            rows.append(Row(
-                "same" if kind == "same" else "change",
-                oi + 1 if oi is not None else None,
-                ot,
-                new_base + nj + 1 if nj is not None else None,
-                nt,
-                _with_findings(osp, mk),
-                _with_findings(nsp, mk) if kind == "same" else nsp,
-                tuple(m[0] for m in mk) if mk else (),
-            ))
+        bkey = (blk, delta)
+        cached = cache.get(bkey)
+        if cached is None:
+            cached = _block_rows(blk, blk.a + delta, marks)
+            cache[bkey] = cached
+        extend(cached)  # type: ignore[arg-type]
         old_count = min(blk.b, n - 1) - blk.a + 1 if blk.a < n else 0
         delta += blk.new_count - old_count
         pos = min(blk.b, n - 1) + 1 if blk.a < n else n
     same_rows(pos, n)
+    if len(cache) > _MAX_ROWS_CACHED:
+        cache.clear()
     return rows
+
+
+def _block_rows(blk: _Block, new_base: int, marks: dict[int, list[tuple[str, int, int]]]) -> tuple[Row, ...]:
+    """The rows of one block whose first new line has 0-based index `new_base`."""
+    out = []
+    for oi, nj, kind, ot, nt, osp, nsp in blk.rows:
+        mk = marks.get(oi) if oi is not None else None
+        out.append(Row(
+            "same" if kind == "same" else "change",
+            oi + 1 if oi is not None else None,
+            ot,
+            new_base + nj + 1 if nj is not None else None,
+            nt,
+            _with_findings(osp, mk),
+            _with_findings(nsp, mk) if kind == "same" else nsp,
+            tuple(m[0] for m in mk) if mk else (),
+        ))
+    return tuple(out)
 
 
 def finding_rows(rows: Sequence[Row]) -> dict[str, int]:

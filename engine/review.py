@@ -123,6 +123,7 @@ class FileReview:
     sha256: str = ""  # of source.raw (the original bytes)
     findings: tuple[Finding, ...] = ()
     by_id: dict[str, Finding] = field(default_factory=dict)
+    index: dict[str, int] = field(default_factory=dict)  # finding id -> position in `findings`
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
     fix_groups: dict[str, FixGroup] = field(default_factory=dict)
 
@@ -176,6 +177,7 @@ class ReviewSession:
         self._commit_lock = threading.Lock()
         self._load_locks: dict[str, threading.Lock] = {}
         self._loaded: dict[str, FileReview] = {}
+        self._results: dict[str, tuple[FileReview, tuple[Edit, ...]]] = {}  # rel -> (for which load, edits)
         self._errors: dict[str, str] = {}
         self._undo: list[_Step] = []
         self._redo: list[_Step] = []
@@ -249,6 +251,7 @@ class ReviewSession:
         old = self.config
         with self._lock:
             self.config = config
+            self._results.clear()
             if (old.rocm, old.archs, old.launch_syntax) != (config.rocm, config.archs, config.launch_syntax):
                 self._loaded.clear()
                 self._errors.clear()
@@ -401,6 +404,7 @@ class ReviewSession:
             rel=rel, source=src, translation=tr, analysis=an, stale=stale,
             sha256=sha256_bytes(src.raw or b""), findings=findings,
             by_id={f.id: f for f in findings},
+            index={f.id: i for i, f in enumerate(findings)},
             groups={g: tuple(ids) for g, ids in groups.items()},
             fix_groups={g.id: g for g in an.groups},
         )
@@ -551,6 +555,7 @@ class ReviewSession:
 
     def _set(self, rel: str, changes: Iterable[tuple[str, DecisionRecord | None, DecisionRecord | None]],
              forward: bool) -> None:
+        self._results.pop(rel, None)
         fs = self._state.files.setdefault(rel, FileState())
         for fid, before, after in changes:
             rec = after if forward else before
@@ -596,27 +601,25 @@ class ReviewSession:
         for step<0). Returns None at the end of the file unless `wrap`."""
         fr = self.load(rel)
         ids = [f.id for f in fr.findings]
-        if not ids:
-            return None
-        with self._lock:
-            ok = [not undecided_only or self._record(rel, i).decision == Decision.PENDING for i in ids]
         n = len(ids)
+        if not n:
+            return None
         if current is None or current not in fr.by_id:
             start = -1 if step > 0 else n
         else:
-            start = ids.index(current)
+            start = fr.index[current]
         d = 1 if step > 0 else -1
-        if wrap:
+        with self._lock:
             for k in range(1, n + 1):
-                j = (start + d * k) % n
-                if ok[j]:
-                    return ids[j] if ids[j] != current else None
-            return None
-        j = start + d
-        while 0 <= j < n:
-            if ok[j]:
-                return ids[j]
-            j += d
+                j = start + d * k
+                if wrap:
+                    j %= n
+                elif not 0 <= j < n:
+                    return None
+                if ids[j] == current:
+                    return None
+                if not undecided_only or self._record(rel, ids[j]).decision == Decision.PENDING:
+                    return ids[j]
         return None
 
     def progress(self, rel: str | None = None) -> tuple[int, int]:
@@ -638,15 +641,23 @@ class ReviewSession:
         if fr.stale:
             return edits
         with self._lock:
-            for gid, members in fr.groups.items():
-                accepted = [m for m in members if self._record(rel, m).decision == Decision.ACCEPTED]
-                if not accepted:
-                    continue
-                style = self._record(rel, accepted[0]).style
-                for m in accepted:
-                    fix = fr.by_id[m].fix(style)
-                    if fix is not None:
-                        edits.extend(fix.edits)
+            cached = self._results.get(rel)
+            if cached is not None and cached[0] is fr:
+                return list(cached[1])
+            fs = self._state.files.get(rel)
+            accepted = sorted(
+                (fr.index[fid], rec.style) for fid, rec in (fs.decisions.items() if fs else ())
+                if rec.decision == Decision.ACCEPTED and fid in fr.index
+            )
+            # a group is rendered in the style of its first accepted member (members share one anyway)
+            group_style: dict[str, FixStyle] = {}
+            for idx, style in accepted:
+                f = fr.findings[idx]
+                style = group_style.setdefault(f.group, style)
+                fix = f.fix(style)
+                if fix is not None:
+                    edits.extend(fix.edits)
+            for gid, style in group_style.items():
                 g = fr.fix_groups.get(gid)
                 if g is not None:
                     for shared in g.shared:
@@ -656,6 +667,8 @@ class ReviewSession:
         conflict = find_conflict(edits)
         if conflict:
             raise EditConflict(*conflict)
+        with self._lock:
+            self._results[rel] = (fr, tuple(edits))
         return edits
 
     def result_text(self, rel: str) -> str:
@@ -666,7 +679,7 @@ class ReviewSession:
     def rows(self, rel: str, context: int = 3, expanded: frozenset[int] = frozenset()) -> list[Row]:
         """diffrows.build_rows for this file as it stands (cheap to call after each decision)."""
         fr = self.load(rel)
-        return build_rows(fr.source.text, self.result_edits(rel), fr.findings, context, expanded)
+        return build_rows(fr.source.text, self.result_edits(rel), fr.findings, context, expanded, checked=True)
 
     # ----------------------------------------------------------------------------------- writing
 
@@ -705,6 +718,7 @@ class ReviewSession:
             ours = fs.written is not None and fs.written.path == out_rel
             if disk != fr.sha256 and not (in_place and ours and fs.written and disk == fs.written.sha256):
                 fr.stale = True
+                self._results.pop(rel, None)
                 raise StaleError(f"{rel} changed on disk since it was loaded; not written (reopen it)")
             if not in_place and out.exists():
                 current = sha256_file(out)

@@ -193,6 +193,28 @@ def test_changed_spans_cover_every_edited_character(te: tuple[str, list[Edit]]) 
     assert new_marked == t_new
 
 
+@settings(max_examples=150, deadline=None)
+@given(texts_and_edits(), st.data())
+def test_cached_rows_equal_fresh_rows(te: tuple[str, list[Edit]], data: st.DataObject) -> None:
+    """Rows built after other edit sets (warm caches) equal rows built from scratch."""
+    from hipport.engine import diffrows
+
+    text, edits = te
+    n = len(text)
+    spans = data.draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, 3)), max_size=4))
+    findings = tuple(finding(f"F{i}", s, min(n, s + w)) for i, (s, w) in enumerate(spans))
+    subset = [e for e in edits if data.draw(st.booleans())]
+    context = data.draw(st.integers(0, 2))
+    for es in (edits, subset, [], edits):
+        build_rows(text, es, findings, context)
+    warm = build_rows(text, subset, findings, context)
+    diffrows._TABLES.clear()
+    fresh = build_rows(text, subset, findings, context)
+    assert warm == fresh
+    marked = {fid for r in fresh for fid in r.finding_ids}
+    assert marked == {f.id for f in findings if text}  # every finding marks a row (unless text is empty)
+
+
 # ------------------------------------------------------------------------------------------ speed
 
 def big_file() -> tuple[str, list[Edit], list[Finding]]:

@@ -28,6 +28,13 @@ prepare)
   rm -rf "$w64/tool" "$w64/corpus"
   mkdir -p "$w64/tool" "$w64/corpus"
   cp -r "$src"/. "$w64/tool/"
+  # The tool documents __GFX9__/__gfx942__ as defined in device compilation (as hipcc does for gfx9)
+  # but its hip_on_cuda.h never defines them; define them in the device pass of the emulation only.
+  if ! grep -q '#define __GFX9__' "$w64/tool/hip_on_cuda.h"; then
+    sed -i 's|^#define __HIP_DEVICE_COMPILE__ 1$|#define __HIP_DEVICE_COMPILE__ 1\n#if !defined(W64_NATIVE)\n#define __GFX9__ 1\n#define __gfx942__ 1\n#endif|' \
+      "$w64/tool/hip_on_cuda.h"
+    grep -q '#define __GFX9__' "$w64/tool/hip_on_cuda.h" || { echo "could not add __GFX9__ to the emulation" >&2; exit 2; }
+  fi
   "$root/.venv/bin/python" - "$root" "$w64/corpus" <<'EOF'
 import sys, pathlib
 from hipport.engine.source import read_source

@@ -2,14 +2,16 @@
 # The H200 experiment for the GEMM sample (issue 5), in one call of the device tool:
 #   1. record the machine (nvidia-smi, nvcc) for tests/data/toolchain and docs/run.md
 #   2. build examples/gemm/gemm.cu with nvcc -arch=sm_90 -O3 -lcublas; run it at 4096^3 (twice,
-#      for the spread) and at a small size (1024^3)
-#   3. run examples/gemm/matmul_cuda.py (torch.cuda path, load_inline extension) at 4096^3
+#      for the spread) and at a small size (1024^3); build it once more through CMakeLists.txt
+#   3. run examples/gemm/matmul_cuda.py (torch.cuda path, load_inline extension) at 4096^3 and 1024^3
 #   4. run `hipport run --json --baseline` on the sample and on matmul_cuda.py (hipport staged on
 #      PYTHONPATH from the working tree; textual/libclang are not needed on that path)
 # Everything a step prints goes to $OUT/<step>.log; a short table is printed last.
 # Usage (device tool): bash scripts/device_gemm.sh      (OUT defaults to ./.devout)
 set -u
 OUT=${OUT:-$PWD/.devout}
+FINAL=$OUT
+OUT=$FINAL/logs      # everything goes here, packed into one tarball at the end (the tool returns <= 8 files)
 mkdir -p "$OUT"
 REPO=$PWD
 export PYTHONUNBUFFERED=1
@@ -36,7 +38,10 @@ step build_gemm nvcc -O3 -arch=sm_90 -Xptxas -v examples/gemm/gemm.cu -lcublas -
 step gemm_4096_a "$BUILD/gemm" 4096 --repeats 20 --warmup 3
 step gemm_4096_b "$BUILD/gemm" 4096 --repeats 20 --warmup 3
 step gemm_1024 "$BUILD/gemm" 1024 --repeats 50 --warmup 5
+CMB=$(mktemp -d)
+step cmake_cuda bash -c "cmake -S examples/gemm -B $CMB -DGEMM_LANG=CUDA -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build $CMB -j 8 && $CMB/gemm 1024 --repeats 10"
 (cd examples/gemm && step torch_4096 python3 matmul_cuda.py --size 4096 --repeats 20 --warmup 3)
+(cd examples/gemm && step torch_1024 python3 matmul_cuda.py --size 1024 --repeats 50 --warmup 5)
 
 # hipport, staged on PYTHONPATH: hipport.engine -> engine/, hipport.tui -> tui/, ...
 STAGE=$(mktemp -d)
@@ -51,10 +56,12 @@ step hipport_run_torch python3 -m hipport.tui.cli run --json --baseline "$WORK/g
 
 echo
 echo "== results (JSON lines) =="
-for f in gemm_4096_a gemm_4096_b gemm_1024 torch_4096; do
+for f in gemm_4096_a gemm_4096_b gemm_1024 cmake_cuda torch_4096 torch_1024; do
     echo "-- $f"; grep '^{' "$OUT/$f.log" 2>/dev/null | sed 's/"checksum_rel_err[^,]*, //; s/"reference[^,]*, //'
 done
 echo "-- hipport run --baseline (gemm): status"; grep -m1 '"status"' "$OUT/hipport_run_gemm.log"
 echo "-- hipport run --baseline (torch): status"; grep -m1 '"status"' "$OUT/hipport_run_torch.log"
 tail -n 3 "$OUT/hipport_doctor.log"
+grep -m1 -A3 '"peak_usage"' "$OUT/hipport_run_torch.log"
 cat "$OUT/steps.txt"
+tar czf "$FINAL/logs.tgz" -C "$FINAL" logs && cp "$OUT/steps.txt" "$FINAL/" && rm -rf "$OUT"

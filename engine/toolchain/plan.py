@@ -61,6 +61,10 @@ class Step:
     role: str = "build"  # "build" | "run"
     timeout: float | None = None
 
+    @property
+    def label(self) -> str:  # the app's name for the title
+        return self.title
+
 
 @dataclass(frozen=True)
 class RunPlan:

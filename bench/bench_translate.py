@@ -38,17 +38,31 @@ def count_lines(root: Path) -> int:
     return sum(p.read_bytes().count(b"\n") for p in root.rglob("*") if p.is_file())
 
 
+TIME = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+
+
 def run_process(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
-    """(wall s, cpu s, peak RSS KiB) of a child process (RSS via wait4)."""
+    """(wall s, cpu s, peak RSS KiB) of a child process. The RSS comes from /usr/bin/time when
+    present: a child forked from this (large) process would otherwise count our pages as its own."""
+    rss_file = tempfile.NamedTemporaryFile(suffix=".rss", delete=False)
+    rss_file.close()
+    cmd = [TIME, "-f", "%M", "-o", rss_file.name, *argv] if TIME else argv
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, **(env or {})})
     _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode() if proc.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{err}")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+    rss = ru.ru_maxrss
+    if TIME:
+        try:
+            rss = int(Path(rss_file.name).read_text().split()[-1])
+        except (OSError, ValueError, IndexError):
+            pass
+    os.unlink(rss_file.name)
+    return wall, ru.ru_utime + ru.ru_stime, rss
 
 
 def main() -> int:

@@ -8,7 +8,6 @@ are loaded before the fork, so workers share them).
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -89,6 +88,8 @@ def port_file(job: Job) -> FileResult:
     if job.render:
         res.output = src.encode(pr.text) if res.changed else (src.raw if src.raw is not None else src.encode(src.text))
     if job.diff and res.changed:
+        import difflib
+
         a = src.text.splitlines(keepends=True)
         b = pr.text.splitlines(keepends=True)
         res.diff = "".join(difflib.unified_diff(a, b, fromfile=job.path, tofile=job.diff_label or job.path))

@@ -384,14 +384,18 @@ def test_translating_output_again_changes_nothing(name: str, syntax: str) -> Non
 _PIECES = ["cudaMalloc(&p, n);", "// cudaFree\n", "\"cudaMemcpy\"", "#include <cuda_runtime.h>\n",
            "k<<<g, b>>>(x);", "#if __CUDA_ARCH__ >= 700\n#endif\n", "int x = 1'000;", "é", "\r\n", "\n",
            "cudaStream_t s;", "/* ✓ */", "#define M(a) cudaFree(a)\n", "template <class T> void f();",
-           "R\"(cudaFree)\"", "\\\n", " ", "cub::BlockReduce<int, 4> r;", "#include <cublas_v2.h>\n"]
+           "R\"(cudaFree)\"", "\\\n", " ", "cub::BlockReduce<int, 4> r;", "#include <cublas_v2.h>\n",
+           "#define L(k, n) k<<<n, 64>>>(x)\n", "cudaMemcpyToSymbol(sym, cudaMallocHost(p, 4), 4);",
+           "cudaEventCreate(&e, cudaEventDefault);", "cuOccupancyMaxPotentialBlockSize(a, b, f, c, 0, 0);",
+           "ns::k<T><<<dim3(g), b, 0, s>>>(cudaStreamDefault);", "#if CUDART_VERSION >= 9000\n", "#endif\n",
+           "asm(\"nop\");", "(", ")", ","]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(_PIECES), max_size=25), st.sampled_from(["chevron", "ggl"]))
-def test_idempotent_and_stable_on_random_mixtures(pieces: list[str], syntax: str) -> None:
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES), max_size=25), st.sampled_from(["chevron", "ggl"]), st.booleans())
+def test_idempotent_and_stable_on_random_mixtures(pieces: list[str], syntax: str, roc: bool) -> None:
     text = "".join(pieces)
-    opts = TranslateOptions(ast="off", launch_syntax=syntax)
+    opts = TranslateOptions(ast="off", launch_syntax=syntax, roc=roc)
     t = translate(Source.from_text(text, "r.cu"), opts)
     once = apply_edits(text, t.edits)
     again = translate(Source.from_text(once, "r.cu"), opts)

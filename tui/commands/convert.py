@@ -131,10 +131,16 @@ def handle(args: argparse.Namespace) -> int:
     for it, t in zip(items, targets, strict=True):
         if t is not None and args.output and t.resolve() == it.path.resolve():
             raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")
-    from hipport.tui.commands._warp import warp_settings
+    fixes: Any = "none"
+    style: Any = None
+    warp_options: Any = None
+    if getattr(args, "fixes", "none") != "none" or getattr(args, "archs", None):
+        # the warp engine (rules, TOML) is only loaded when fixes are asked for: startup time
+        from hipport.tui.commands._warp import warp_settings
 
-    fixes, style, warp_options = warp_settings(args, options.rocm)
-    jobs = [Job(str(it.path), it.rel, options, fixes=fixes, style=style, warp_options=warp_options,
+        fixes, style, warp_options = warp_settings(args, options.rocm)
+    extra: dict[str, Any] = {"style": style} if style is not None else {}
+    jobs = [Job(str(it.path), it.rel, options, fixes=fixes, warp_options=warp_options, **extra,
                 render=writes or to_stdout, diff=args.diff,
                 diff_label=str(t) if t is not None else str(it.path))
             for it, t in zip(items, targets, strict=True)]

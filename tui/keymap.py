@@ -58,6 +58,8 @@ REVIEW_KEYS: tuple[Key, ...] = (
     Key("git.commit", "c", "commit", "Commit", "Files", True),
     Key("run.start", "b", "build_run", "Build+run", "Run", True),
     Key("run.stop", "ctrl+k", "stop_run", "Stop the run", "Run"),
+    Key("run.device", "G", "pick_device", "Next GPU for runs (HIP_VISIBLE_DEVICES)", "Run"),
+    Key("run.jump", "e", "jump_diagnostic", "Jump to the next build diagnostic", "Run"),
     Key("run.doctor", "D", "doctor", "Toolchain doctor", "Run"),
     Key("app.theme", "t", "cycle_theme", "Next theme", "App"),
     Key("app.help", "question_mark,f1", "help", "Help", "App", True, "?"),

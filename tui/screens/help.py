@@ -24,6 +24,10 @@ LEGEND = (
 )
 
 
+KEY_NAMES = {"question_mark": "?", "slash": "/", "exclamation_mark": "!", "full_stop": ".",
+             "left_curly_bracket": "{", "right_curly_bracket": "}"}
+
+
 def help_text(keymap: dict[str, str] | None = None) -> Content:
     lines: list[Content] = []
     section = ""
@@ -32,8 +36,7 @@ def help_text(keymap: dict[str, str] | None = None) -> Content:
             section = key.section
             lines.append(Content(""))
             lines.append(Content.styled(section, "bold $text-accent"))
-        shown = ", ".join(k.strip() for k in keys.split(","))
-        shown = shown.replace("question_mark", "?").replace("slash", "/")
+        shown = ", ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in keys.split(","))
         lines.append(Content.assemble((f"  {shown:<18}", "bold"), key.description, (f"  [{key.id}]", "$text-muted")))
     lines.append(Content(""))
     lines.append(Content.styled("Scrolling", "bold $text-accent"))

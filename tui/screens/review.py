@@ -81,6 +81,11 @@ class ReviewScreen(Screen[None]):
         self.last_message = ""
         self.painted_at: float | None = None  # monotonic time of the first painted diff (bench)
         self.branch: str | None = None         # cached: asking git on every key would cost ms
+        self.detection: Any = None             # toolchain.detect.Detection, once asked for
+        self.device: int | None = None         # AMD device for runs (HIP_VISIBLE_DEVICES), None: default
+        self.diagnostics: list[Any] = []       # compiler diagnostics of the last run
+        self.diagnostic_index = -1
+        self.pending_line: int | None = None   # HIP line to put the cursor on once the file is shown
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -163,6 +168,7 @@ class ReviewScreen(Screen[None]):
         )
         self.repaint(keep_cursor=False)
         self.diff.show_finding(self.current)
+        self._goto_pending_line()
         if self.painted_at is None:
             self.painted_at = time.monotonic()
 
@@ -536,40 +542,132 @@ class ReviewScreen(Screen[None]):
         self.show_file(self.rel)
 
     # ---- run pane ----------------------------------------------------------------------------
+    def _detection(self) -> Any:
+        """What GPUs and tools this machine has (cached; slow tools run with time limits)."""
+        if self.detection is None:
+            from hipport.engine.toolchain.detect import detect
+
+            self.detection = detect(torch=False)
+        return self.detection
+
     def action_build_run(self) -> None:
+        pane = self.run_pane
+        pane.add_class("-visible")
+        pane.set_status("▶ planning the build …")
+        self.prepare_run()
+
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    def prepare_run(self) -> None:
         from ..widgets.run_pane import plan_for
 
-        self.run_pane.add_class("-visible")
         try:
-            plan = plan_for(self.session, self.rel)
-        except Exception as e:
-            self.run_pane.set_status(f"✗ cannot build: {e}")
-            self.say(f"Cannot build: {e}", "error")
+            plan = plan_for(self.session, self.device, self._detection())
+        except Exception as e:  # PlanError / ValueError: one line in the pane
+            self.app.call_from_thread(self._cannot_run, str(e))
             return
-        self.run_pane.start(plan)
+        self.app.call_from_thread(self.run_pane.start, plan)
+
+    def _cannot_run(self, why: str) -> None:
+        self.run_pane.set_status(f"✗ {why}")
+        self.say(f"Cannot build yet: {why}", "warning")
 
     def action_stop_run(self) -> None:
         if not self.run_pane.stop():
             self.say("Nothing is running.")
 
-    def action_doctor(self) -> None:
-        from ..widgets.run_pane import doctor_lines
+    def action_pick_device(self) -> None:
+        self.pick_device()
 
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    def pick_device(self) -> None:
+        from hipport.engine.toolchain.devices import choices
+
+        options = choices(self._detection())
+        if not options:
+            self.app.call_from_thread(self.say, "No AMD GPU here: builds target the configured arch only.")
+            return
+        indices = [c.index for c in options]
+        nxt = indices[(indices.index(self.device) + 1) % len(indices)] if self.device in indices else indices[0]
+        self.device = nxt
+        label = next(c.label for c in options if c.index == nxt)
+        self.app.call_from_thread(self.say, f"Run on device {label} (HIP_VISIBLE_DEVICES={nxt})")
+
+    def action_doctor(self) -> None:
         pane = self.run_pane
         pane.add_class("-visible")
+        pane.set_status("doctor: checking this machine …")
+        self.run_doctor()
+
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    def run_doctor(self) -> None:
+        from ..widgets.run_pane import doctor_lines
+
+        try:
+            lines = doctor_lines(self._detection(), self.session.root)
+        except Exception as e:
+            lines = [f"doctor failed: {e}"]
+        self.app.call_from_thread(self._show_doctor, lines)
+
+    def _show_doctor(self, lines: list[str]) -> None:
+        pane = self.run_pane
         pane.log_widget.clear()
-        for line in doctor_lines():
+        for line in lines:
             pane.write_line(line)
         pane.set_status("doctor: what hipport found on this machine")
 
     @on(RunPane.Finished)
     def _run_finished(self, event: RunPane.Finished) -> None:
+        from ..widgets.run_pane import result_lines
+
         if event.code is None:
             self.say("Run stopped.", "warning")
-        elif event.code == 0:
+            return
+        try:
+            lines, self.diagnostics = result_lines(event.output, self.detection, self.device)
+        except Exception as e:  # a parser bug must not hide the run's own output
+            lines, self.diagnostics = [f"(could not read the results: {e})"], []
+        self.diagnostic_index = -1
+        for line in lines:
+            self.run_pane.write_line(line)
+        if self.diagnostics:
+            self.run_pane.write_line(f"{len(self.diagnostics)} diagnostics: press e to jump to each")
+        if event.code == 0:
             self.say(f"Build and run finished in {event.seconds:.1f} s")
         else:
             self.say(f"Build/run failed (exit {event.code})", "error")
+
+    def action_jump_diagnostic(self) -> None:
+        if not self.diagnostics:
+            self.say("No build diagnostics to jump to.")
+            return
+        self.diagnostic_index = (self.diagnostic_index + 1) % len(self.diagnostics)
+        d = self.diagnostics[self.diagnostic_index]
+        target = self._file_for_output(d.path)
+        if target is None:
+            self.say(f"{d.location()}: not a file under review", "warning")
+            return
+        if target != self.rel:
+            self.open_file(target)
+        self.pending_line = d.line
+        self._goto_pending_line()
+        self.say(f"{d.severity}: {d.location()}: {d.message}")
+
+    def _file_for_output(self, path: str) -> str | None:
+        name = Path(path).name
+        for e in self.session.files():
+            if e.output == path or Path(e.output).name == name or e.rel == path:
+                return e.rel
+        return None
+
+    def _goto_pending_line(self) -> None:
+        if self.pending_line is None or self.loading is not None:
+            return
+        line, self.pending_line = self.pending_line, None
+        for i, row in enumerate(self.diff.rows):
+            if row.new_no == line or (row.kind == "fold" and row.new_no is not None
+                                      and row.new_no <= line < row.new_no + row.hidden):
+                self.diff.cursor = i
+                return
 
     # ---- app-level ---------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -141,40 +140,53 @@ class RunPane(Vertical):
         return True
 
 
-def plan_for(session: Any, rel: str | None) -> RunPlan:
-    """The build/run steps for the project.
-
-    TEMPORARY until hipport.engine.toolchain provides `plan(...)`: compile the written HIP output of
-    the current file with hipcc for the configured arch, and run it only where an AMD GPU is present.
-    """
-    if rel is None:
-        raise ValueError("no file is open")
-    out = Path(session.output_path(rel))
-    if not out.exists():
-        raise ValueError(f"{out.name} is not written yet: press w first")
-    hipcc = shutil.which("hipcc")
-    if hipcc is None:
-        raise ValueError("hipcc not found (install ROCm, or Debian's hipcc)")
-    arch = session.config.archs[0]
-    build = Path(session.root) / "build"
-    build.mkdir(exist_ok=True)
-    exe = build / out.stem
-    env = {"HIP_PLATFORM": "amd"}
-    steps = [Step(f"hipcc --offload-arch={arch}", [hipcc, f"--offload-arch={arch}", "-x", "hip", "-O2",
-                  "-o", str(exe), str(out)], Path(session.root), env, 300)]
-    notes: list[str] = []
-    if Path("/dev/kfd").exists():
-        steps.append(Step(f"run {exe.name}", [str(exe)], Path(session.root), None, 300))
-    else:
-        notes.append(f"no AMD GPU here (/dev/kfd missing): built for {arch}, not launched")
-    return RunPlan(steps, notes)
+def from_toolchain(plan: Any) -> RunPlan:
+    """The pane's plan from `hipport.engine.toolchain.plan.RunPlan` (steps carry the full environment)."""
+    steps = [Step(st.title, list(st.argv), Path(st.cwd), dict(st.env), st.timeout) for st in plan.steps]
+    header = [f"{plan.label}: {plan.kind} build for {plan.arch}"]
+    return RunPlan(steps, [*header, *plan.notes])
 
 
-def doctor_lines() -> list[str]:
-    """What the toolchain looks like here (temporary, until the toolchain module's doctor lands)."""
+def plan_for(session: Any, device: int | None, detection: Any) -> RunPlan:
+    """Build (and, where an AMD GPU is present, run) the project's ported files, as the engine plans it.
+    Raises ValueError (one line) when there is nothing to run yet."""
+    from hipport.engine.toolchain.plan import PlanError, plan
+
+    try:
+        p = plan(Path(session.root), dict(session.config.run), device=device, detection=detection)
+    except PlanError as e:
+        raise ValueError(str(e)) from None
+    if not p.ready:
+        raise ValueError("; ".join(p.notes) or "nothing to build yet: write the ported files first (w)")
+    return from_toolchain(p)
+
+
+def doctor_lines(detection: Any, root: Path | None) -> list[str]:
+    """`hipport doctor` as lines for the pane: each check with pass/warn/fail and its fix."""
+    from hipport.engine.toolchain.doctor import run_checks
+
+    symbol = {"pass": "✓", "warn": "!", "fail": "✗", "info": "·"}
     lines = []
-    for tool in ("hipcc", "hipconfig", "rocminfo", "amd-smi", "nvcc"):
-        where = shutil.which(tool)
-        lines.append(f"{tool:<10} {where or 'not found'}")
-    lines.append(f"{'/dev/kfd':<10} {'present' if Path('/dev/kfd').exists() else 'absent (no AMD GPU driver)'}")
+    for c in run_checks(detection, root):
+        lines.append(f"{symbol.get(c.status, '?')} {c.status:<4} {c.name}: {c.message}")
+        if c.fix:
+            lines.append(f"         fix: {c.fix}")
     return lines
+
+
+def result_lines(output: str, detection: Any, device: int | None) -> tuple[list[str], list[Any]]:
+    """What a finished run means: the GEMM summary (pass/fail, GFLOP/s, % of peak) and the
+    compiler diagnostics (file:line) found in its output."""
+    from hipport.engine.toolchain.diagnostics import parse_diagnostics
+    from hipport.engine.toolchain.result import parse_result_line, summarize
+
+    lines = output.splitlines()
+    results = [r for r in (parse_result_line(line) for line in lines) if r is not None]
+    out: list[str] = []
+    if results and detection is not None:
+        gpu = detection.amd(device) if device is not None else None
+        out += summarize(results, detection, gpu).lines()
+    diagnostics = [d for d in parse_diagnostics(lines) if d.severity in ("error", "warning")]
+    for d in diagnostics[:50]:
+        out.append(f"{d.severity}: {d.location()}: {d.message}")
+    return out, diagnostics

@@ -177,7 +177,8 @@ class ReviewSession:
         self._commit_lock = threading.Lock()
         self._load_locks: dict[str, threading.Lock] = {}
         self._loaded: dict[str, FileReview] = {}
-        self._results: dict[str, tuple[FileReview, tuple[Edit, ...]]] = {}  # rel -> (for which load, edits)
+        # rel -> (the load it was computed for, result edits, held groups)
+        self._results: dict[str, tuple[FileReview, tuple[Edit, ...], dict[str, str]]] = {}
         self._errors: dict[str, str] = {}
         self._undo: list[_Step] = []
         self._redo: list[_Step] = []
@@ -230,12 +231,14 @@ class ReviewSession:
         return list(self._rels)
 
     def _check_disk(self) -> None:
-        """Mark files with saved decisions whose bytes changed since (cheap: only those files)."""
+        """Notice files changed on disk: a file with saved decisions becomes STALE; a loaded file without
+        decisions is simply translated again when next loaded. Reads only those files."""
         stale: set[str] = set()
         with self._lock:
-            entries = [(rel, fs.sha256, fs.written) for rel, fs in self._state.files.items()
-                       if fs.decisions and fs.sha256]
-        for rel, sha, written in entries:
+            entries = {rel: (fs.sha256, fs.written) for rel, fs in self._state.files.items()
+                       if fs.decisions and fs.sha256}
+            loaded = dict(self._loaded)
+        for rel, (sha, written) in entries.items():
             disk = sha256_file(self.root / rel)
             if disk is None or disk == sha:
                 continue
@@ -244,6 +247,18 @@ class ReviewSession:
             stale.add(rel)
         with self._lock:
             self._disk_stale = stale
+            for rel, fr in loaded.items():
+                if rel in stale:
+                    if not fr.stale:
+                        fr.stale = True
+                        self._results.pop(rel, None)
+                elif rel not in entries and self._loaded.get(rel) is fr:
+                    disk = sha256_file(self.root / rel)
+                    fs = self._state.files.get(rel)
+                    w = fs.written if fs else None
+                    if disk != fr.sha256 and not (w is not None and w.path == rel and disk == w.sha256):
+                        self._loaded.pop(rel, None)
+                        self._results.pop(rel, None)
 
     def set_config(self, config: Config) -> None:
         """Use new settings (e.g. output mode chosen in the app). Translations are redone lazily when
@@ -394,6 +409,9 @@ class ReviewSession:
             raise ReviewError(f"{rel}: warp analysis is not available ({e})") from None
         except Exception as e:
             raise ReviewError(f"{rel}: warp analysis failed: {type(e).__name__}: {e}") from None
+        clash = find_conflict(tr.edits)
+        if clash:
+            raise ReviewError(f"{rel}: the translation produced overlapping edits ({EditConflict(*clash)})")
         findings = tuple(sorted(an.findings, key=lambda f: (f.start, f.end, f.id)))
         groups: dict[str, list[str]] = {}
         for f in findings:
@@ -539,12 +557,14 @@ class ReviewSession:
             changes.append((fid, before, after))
         if not changes:
             return Change(rel, tuple(todo), "nothing changed")
+        held_before = self._result(fr)[1]
         self._set(rel, changes, forward=True)
-        try:
-            self.result_edits(rel)
-        except EditConflict as e:
+        held_after = self._result(fr)[1]
+        new = {g: why for g, why in held_after.items() if g not in held_before}
+        if new:
             self._set(rel, changes, forward=False)
-            raise GroupRefused(f"{rel}: that fix overlaps another accepted fix ({e}); reject one of them") from None
+            gid, why = next(iter(new.items()))
+            raise GroupRefused(f"{rel}: fix group {gid} cannot be applied: {why}; reject one of them")
         if fs.sha256 is None:
             fs.sha256 = fr.sha256
         fs.findings = len(fr.findings)
@@ -635,41 +655,68 @@ class ReviewSession:
 
     def result_edits(self, rel: str) -> list[Edit]:
         """Translation edits + fix edits of the accepted findings in their chosen style (+ each group's
-        shared edits once). A STALE file gets the translation only."""
-        fr = self.load(rel)
-        edits: list[Edit] = list(fr.translation.edits)
-        if fr.stale:
-            return edits
+        shared edits once). Only whole groups are applied: a group that is only partly accepted (saved
+        state from another analysis) or whose fix overlaps another is held back, see `held`. A STALE file
+        gets the translation only."""
+        return list(self._result(self.load(rel))[0])
+
+    def held(self, rel: str) -> dict[str, str]:
+        """Fix groups with accepted findings that are NOT applied: group id -> one-line reason."""
+        return dict(self._result(self.load(rel))[1])
+
+    def _result(self, fr: FileReview) -> tuple[tuple[Edit, ...], dict[str, str]]:
+        rel = fr.rel
         with self._lock:
             cached = self._results.get(rel)
             if cached is not None and cached[0] is fr:
-                return list(cached[1])
+                return cached[1], cached[2]
+            base = tuple(fr.translation.edits)
+            if fr.stale:
+                return base, {}
             fs = self._state.files.get(rel)
-            accepted = sorted(
-                (fr.index[fid], rec.style) for fid, rec in (fs.decisions.items() if fs else ())
-                if rec.decision == Decision.ACCEPTED and fid in fr.index
-            )
-            # a group is rendered in the style of its first accepted member (members share one anyway)
-            group_style: dict[str, FixStyle] = {}
-            for idx, style in accepted:
-                f = fr.findings[idx]
-                style = group_style.setdefault(f.group, style)
-                fix = f.fix(style)
-                if fix is not None:
-                    edits.extend(fix.edits)
-            for gid, style in group_style.items():
-                g = fr.fix_groups.get(gid)
-                if g is not None:
-                    for shared in g.shared:
+            acc = {fid: rec for fid, rec in (fs.decisions.items() if fs else ())
+                   if rec.decision == Decision.ACCEPTED and fid in fr.index}
+            held: dict[str, str] = {}
+            owner: dict[int, str] = {}  # id(edit) -> group that brought it
+            edits: list[Edit] = list(base)
+            if acc:
+                for gid, members in fr.groups.items():
+                    n_acc = sum(1 for m in members if m in acc)
+                    if not n_acc:
+                        continue
+                    if n_acc != len(members):
+                        held[gid] = f"only {n_acc} of its {len(members)} findings are accepted"
+                        continue
+                    # the group's style is its first member's (decide/set_style keep members alike)
+                    style = acc[members[0]].style
+                    group_edits: list[Edit] = []
+                    for m in members:
+                        fix = fr.by_id[m].fix(style)
+                        if fix is not None:
+                            group_edits.extend(fix.edits)
+                    g = fr.fix_groups.get(gid)
+                    for shared in g.shared if g is not None else ():
                         if shared.style == style:
-                            edits.extend(shared.edits)
-        edits = dedupe(edits)
-        conflict = find_conflict(edits)
-        if conflict:
-            raise EditConflict(*conflict)
-        with self._lock:
-            self._results[rel] = (fr, tuple(edits))
-        return edits
+                            group_edits.extend(shared.edits)
+                    for e in group_edits:
+                        owner.setdefault(id(e), gid)
+                    edits.extend(group_edits)
+            edits = dedupe(edits)
+            while True:
+                conflict = find_conflict(edits)
+                if conflict is None:
+                    break
+                a, b = conflict
+                ga, gb = owner.get(id(a)), owner.get(id(b))
+                victim, other = (gb, ga) if gb is not None else (ga, gb)
+                if victim is None:
+                    raise ReviewError(f"{rel}: the translation produced overlapping edits ({EditConflict(a, b)})")
+                held[victim] = ("its fix overlaps the translation" if other is None
+                                else f"its fix overlaps the accepted fix of group {other}")
+                edits = [e for e in edits if owner.get(id(e)) != victim]
+            result = tuple(edits)
+            self._results[rel] = (fr, result, held)
+            return result, held
 
     def result_text(self, rel: str) -> str:
         """The HIP text: translation + accepted fixes (whole groups)."""
@@ -679,7 +726,7 @@ class ReviewSession:
     def rows(self, rel: str, context: int = 3, expanded: frozenset[int] = frozenset()) -> list[Row]:
         """diffrows.build_rows for this file as it stands (cheap to call after each decision)."""
         fr = self.load(rel)
-        return build_rows(fr.source.text, self.result_edits(rel), fr.findings, context, expanded, checked=True)
+        return build_rows(fr.source.text, self._result(fr)[0], fr.findings, context, expanded, checked=True)
 
     # ----------------------------------------------------------------------------------- writing
 
@@ -744,12 +791,13 @@ class ReviewSession:
         """Files with decisions whose current result is not on disk (excludes STALE files)."""
         with self._lock:
             out = []
+            listed = set(self._rels)
             for rel in sorted(self._state.files):
                 fs = self._state.files[rel]
                 fr = self._loaded.get(rel)
                 if fr is not None and fr.stale:
                     continue
-                if not fs.decisions:
+                if not fs.decisions or rel not in listed:
                     continue
                 if fs.written is None or fs.written.fingerprint != self._fingerprint(rel):
                     out.append(rel)

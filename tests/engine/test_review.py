@@ -232,7 +232,7 @@ def test_conflicting_fixes_refuse_the_group(project: Path) -> None:
     s = ReviewSession.open(project, translate=toy_translate, analyze=analyze)
     lane = next(f.id for f in s.load(REL).findings if f.rule == "W64-01")
     s.decide(REL, lane, Decision.ACCEPTED)
-    with pytest.raises(GroupRefused, match="overlaps another accepted fix"):
+    with pytest.raises(GroupRefused, match="fix group clash cannot be applied: its fix overlaps the accepted fix of group lane:3"):
         s.decide(REL, "W64-99:3:20", Decision.ACCEPTED)
     assert s.decision(REL, "W64-99:3:20") == Decision.PENDING
     assert "% 64" in s.result_text(REL)
@@ -485,17 +485,66 @@ def test_unknown_finding_and_style_without_fix(project: Path) -> None:
 
 def test_write_error_leaves_no_partial_file(project: Path) -> None:
     s = session(project)
-    (project / "src").chmod(0o555)
-    try:
-        import os
+    (project / "src" / "gemm.hip").mkdir()  # the output path is taken by a folder: the rename fails
+    with pytest.raises(ReviewError, match="already exists"):
+        s.write(REL)
+    with pytest.raises(WriteError, match="original left as it was"):
+        s.write(REL, overwrite=True)
+    assert (project / "src" / "gemm.hip").is_dir()
+    assert not [p.name for p in (project / "src").iterdir() if "hipport-tmp" in p.name]
+    assert s.entry(REL).status != FileStatus.WRITTEN
 
-        if os.access(project / "src", os.W_OK):
-            pytest.skip("running as root: a read-only folder is still writable")
-        with pytest.raises(WriteError):
-            s.write(REL)
-        assert not (project / "src" / "gemm.hip").exists()
-    finally:
-        (project / "src").chmod(0o755)
+
+def test_partly_accepted_group_from_saved_state_is_held(project: Path) -> None:
+    s = session(project)
+    _, m1, m2 = ids(s)
+    s.decide(REL, m1, Decision.ACCEPTED)
+    state_file = project / ".hipport" / "state.json"
+    data = json.loads(state_file.read_text())
+    del data["files"][REL]["decisions"][m2]  # as if the analysis had grown the group since
+    state_file.write_text(json.dumps(data))
+    s2 = session(project)
+    assert s2.held(REL) == {"masks": "only 1 of its 2 findings are accepted"}
+    assert "0xffffffffffffffffull" not in s2.result_text(REL)  # never half a group
+    s2.decide(REL, m2, Decision.ACCEPTED)
+    assert s2.held(REL) == {}
+    assert s2.result_text(REL).count("0xffffffffffffffffull") == 2
+
+
+def test_overlapping_translation_is_a_load_error(project: Path) -> None:
+    def bad(source: Source, options: Any) -> Translation:
+        return Translation(source, (Edit(0, 5, "a", "api"), Edit(3, 8, "b", "api")))
+
+    s = ReviewSession.open(project, translate=bad, analyze=toy_analyze)
+    with pytest.raises(ReviewError, match="overlapping edits"):
+        s.load(REL)
+    assert s.entry(REL).status == FileStatus.ERROR
+
+
+def test_rescan_notices_changes_while_open(project: Path) -> None:
+    s = session(project)
+    lane, _, _ = ids(s)
+    s.decide(REL, lane, Decision.ACCEPTED)
+    before = s.load("src/util.h")
+    (project / REL).write_text(GEMM + "// edited in another editor\n")
+    (project / "src" / "util.h").write_text("int add(int a, int b);\nint sub(int, int);\n")
+    (project / "src" / "new.cu").write_text("__global__ void k() {}\n")
+    assert "src/new.cu" in s.rescan()
+    assert s.entry(REL).status == FileStatus.STALE and s.load(REL).stale
+    with pytest.raises(StaleError):
+        s.decide(REL, lane, Decision.REJECTED)
+    after = s.load("src/util.h")  # no decisions: simply translated again
+    assert after is not before and "sub" in after.source.text and not after.stale
+
+
+def test_unwritten_ignores_files_gone_from_disk(project: Path) -> None:
+    s = session(project)
+    lane, _, _ = ids(s)
+    s.decide(REL, lane, Decision.ACCEPTED)
+    (project / REL).unlink()
+    s.rescan()
+    assert s.unwritten() == []
+    assert REL not in [e.rel for e in s.files()]
 
 
 def test_set_config_changes_output_mode(project: Path) -> None:

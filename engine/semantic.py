@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .lexer import Tokens
 from .source import Source
 
 
@@ -89,7 +90,7 @@ _NOT_DECL = {"return", "else", "case", "throw", "new", "delete", "sizeof", "co_r
 _DECL_FOLLOW = {"(", ";", "=", ",", "[", "{", ")"}
 
 
-def declared_candidates(text: str, names: frozenset[str]) -> set[str]:
+def declared_candidates(text: str, names: frozenset[str], toks: Tokens | None = None) -> set[str]:
     """CUDA names that may be declared by this file: a name after a type-like token (`int cudaFoo(`,
     `struct cudaX {`). Calls and uses (`= cudaMalloc(`, `(cudaStream_t)`) are not candidates; when
     there is none the AST cannot change the translation and the file is not parsed. Set
@@ -98,7 +99,7 @@ def declared_candidates(text: str, names: frozenset[str]) -> set[str]:
 
     if os.environ.get("HIPPORT_AST_ALWAYS"):
         return {m.group() for m in _IDENT.finditer(text)} & names
-    toks = tokenize(text)
+    toks = toks if toks is not None else tokenize(text)
     kinds, starts, ends = toks.kinds, toks.starts, toks.ends
     sig = [i for i, k in enumerate(kinds) if k != COMMENT]
     out: set[str] = set()
@@ -119,20 +120,68 @@ def declared_candidates(text: str, names: frozenset[str]) -> set[str]:
     return out
 
 
-def parse_args(source: Source, options: Any) -> list[str]:
+def _base_args() -> list[str]:
     rd = find_resource_dir()
     inc = find_cuda_include()
-    args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
-            "-Wno-unknown-cuda-version", "-ferror-limit=0", f"-resource-dir={rd}", f"-I{inc}",
-            "-include", "cuda_runtime.h"]
+    return ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
+            "-Wno-unknown-cuda-version", "-ferror-limit=0", f"-resource-dir={rd}", f"-I{inc}"]
+
+
+def parse_args(source: Source, options: Any) -> list[str]:
+    """Arguments for parsing `source`: CUDA's runtime header comes from a cached precompiled header
+    when possible (saves ~90 ms a file), else it is pre-included."""
+    args = _base_args()
+    defines = tuple(getattr(options, "defines", ()))
+    pch = None if defines else _runtime_pch()
+    args += ["-include-pch", pch] if pch else ["-include", "cuda_runtime.h"]
     if source.path is not None:
         args.append(f"-I{source.path.parent}")
     args += [f"-I{d}" for d in getattr(options, "include_dirs", ())]
-    args += [f"-D{d}" for d in getattr(options, "defines", ())]
+    args += [f"-D{d}" for d in defines]
     return args
 
 
-def user_declared_spans(source: Source, options: Any) -> frozenset[int]:
+@functools.cache
+def _runtime_pch() -> str | None:
+    """A precompiled cuda_runtime.h for these headers and this libclang, built once and kept under
+    $XDG_CACHE_HOME/hipport (or ~/.cache/hipport). None when it cannot be built or stored: the
+    header is then parsed with each file. -D definitions bypass it (a PCH fixes the macros)."""
+    if os.environ.get("HIPPORT_NO_PCH"):
+        return None
+    import hashlib
+    import tempfile
+
+    try:
+        import clang.cindex as ci
+
+        lib = str(getattr(ci.conf.lib, "_name", ""))
+        lib_st = os.stat(lib) if os.path.isfile(lib) else None
+        version_s = f"{lib}:{lib_st.st_mtime_ns if lib_st else 0}:{lib_st.st_size if lib_st else 0}"
+        inc = find_cuda_include() or ""
+        st = os.stat(os.path.join(inc, "cuda_runtime.h"))
+        key = "\0".join([str(version_s), *_base_args(), str(st.st_mtime_ns), str(st.st_size)])
+        digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+        root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = os.path.join(root, "hipport")
+        path = os.path.join(folder, f"cuda_runtime-{digest}.pch")
+        if os.path.isfile(path):
+            return path
+        os.makedirs(folder, exist_ok=True)
+        tu = _index().parse("hipport-pch.cu", args=_base_args(),
+                            unsaved_files=[("hipport-pch.cu", "#include <cuda_runtime.h>\n")],
+                            options=ci.TranslationUnit.PARSE_INCOMPLETE)
+        if any(d.severity >= 3 for d in tu.diagnostics):
+            return None
+        fd, tmp = tempfile.mkstemp(prefix=".cuda_runtime-", suffix=".pch", dir=folder)
+        os.close(fd)
+        tu.save(tmp)
+        os.replace(tmp, path)  # atomic: concurrent workers never read a half-written file
+        return path
+    except Exception:
+        return None
+
+
+def user_declared_spans(source: Source, options: Any, toks: Tokens | None = None) -> frozenset[int]:
     """Str offsets of identifier tokens that name a declaration made in this file although the name
     is a CUDA API name (the file's own `cudaMemsetD8`, a struct `cudaConfig`, ...). Those are left
     alone. Parses only when such a candidate exists: otherwise the AST cannot change anything."""
@@ -140,7 +189,7 @@ def user_declared_spans(source: Source, options: Any) -> frozenset[int]:
 
     names = load().names()
     text = source.text
-    cands = declared_candidates(text, names)
+    cands = declared_candidates(text, names, toks)
     if not cands:
         return frozenset()
     import clang.cindex as ci

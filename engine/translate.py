@@ -183,13 +183,14 @@ def translate_text(
     newline: str = "\n",
     user_spans: frozenset[int] = frozenset(),
     mapping: Any = None,
+    toks: Tokens | None = None,
 ) -> _Out:
     """Translate C++/CUDA `text`. Offsets in the result are shifted by `base` (for code held in a
     Python string); `locate(offset)` gives (line, col) of an offset in the original file.
     `user_spans`: start offsets (in `text`) of identifiers the AST found to be user declarations."""
     mapping = mapping if mapping is not None else _mapping()
     out = _Out()
-    toks = tokenize(text)
+    toks = toks if toks is not None else tokenize(text)
     kinds, starts, ends = toks.kinds, toks.starts, toks.ends
     n = len(kinds)
     directives = directive_spans(toks)
@@ -513,13 +514,14 @@ def translate(source: Source, options: TranslateOptions | None = None) -> Transl
     mode = TranslationMode.TOKENS
     user_spans: frozenset[int] = frozenset()
     extra: list[Report] = []
+    toks = tokenize(source.text)
     if options.ast != "off":
         from . import semantic
 
         why = semantic.unavailable_reason()
         if why is None:
             try:
-                user_spans = semantic.user_declared_spans(source, options)
+                user_spans = semantic.user_declared_spans(source, options, toks)
                 mode = TranslationMode.AST
             except semantic.SemanticError as e:
                 if options.ast == "on":
@@ -530,7 +532,7 @@ def translate(source: Source, options: TranslateOptions | None = None) -> Transl
     suffix = source.path.suffix.lower() if source.path is not None else ""
     cuda_file = suffix in CUDA_SUFFIXES or (source.path is None and source.language == Language.CUDA)
     out = translate_text(source.text, options, source.line_col, cuda_file=cuda_file,
-                         newline=source.newline, user_spans=user_spans)
+                         newline=source.newline, user_spans=user_spans, toks=toks)
     out.stats["lines"] = len(source.line_starts)
     reports = tuple(sorted(extra + out.reports, key=lambda r: (r.start, r.end)))
     return Translation(source=source, edits=tuple(sorted(out.edits, key=lambda e: (e.start, e.end))),

@@ -91,7 +91,8 @@ def rewrite_calls(toks: Tokens, calls: Sequence[Call], edits: list[Edit], base: 
                     s, e = args[k]
                 dead.append((base + s, base + e))
                 new.append(Edit(base + s, base + e, "", "api-args", "argument HIP does not take"))
-        edits = [e for e in edits if not any(a <= e.start and e.end <= b and e.start < b for a, b in dead)]
+        if dead:
+            edits = [e for e in edits if not any(a <= e.start and e.end <= b and e.start < b for a, b in dead)]
         edits.extend(new)
     return edits, failed
 

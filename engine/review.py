@@ -762,6 +762,12 @@ class ReviewSession:
             data = fr.source.encode(self.result_text(rel))
             disk = sha256_file(src_path)
             in_place = out_rel == rel
+            twins = sorted(r for r in self._rels if r != rel and output_rel(self.config, r) == out_rel)
+            twins += sorted(r for r, other in self._state.files.items()
+                            if r != rel and r not in twins and other.written and other.written.path == out_rel)
+            if twins:
+                raise ReviewError(f"{rel} and {twins[0]} would both be written to {out_rel}; "
+                                  "use output_mode = \"folder\" or rename one")
             ours = fs.written is not None and fs.written.path == out_rel
             if disk != fr.sha256 and not (in_place and ours and fs.written and disk == fs.written.sha256):
                 fr.stale = True

@@ -128,8 +128,9 @@ def _sha256(path: Path) -> str | None:
 
 def _last_line(e: Exception) -> str:
     text = str(getattr(e, "stderr", "") or e)
-    lines = [ln.strip().strip("'\"").strip() for ln in text.splitlines() if ln.strip().strip("'\"").strip()]
-    return lines[-1].removeprefix("stderr:").strip() if lines else str(e)
+    lines = [ln.strip().removeprefix("stderr:").strip().strip("'\"").strip() for ln in text.splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
+    return lines[-1] if lines else str(e)
 
 
 def _explain(e: Exception) -> str:
@@ -191,6 +192,14 @@ def commit_paths(
                 raise VcsError(f"{p} has changes not made by hipport since it was written; "
                                "write it again or commit it by hand")
             rels.append(rel)
+        try:
+            ignored = repo.git.check_ignore("--", *rels).split("\n")
+        except git.GitCommandError:  # exit 1: none ignored
+            ignored = []
+        ignored = [x.strip() for x in ignored if x.strip()]
+        if ignored:
+            raise VcsError(f"{ignored[0]} is ignored by git (.gitignore); change output_mode, or add it "
+                           "yourself with `git add -f`")
         staged, dirty, _untracked = _porcelain(repo)
         targets = set(rels)
         mixed = sorted(targets & set(staged) & set(dirty))

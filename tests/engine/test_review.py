@@ -299,6 +299,19 @@ def test_write_refuses_to_clobber_a_foreign_output(project: Path) -> None:
         s.write(REL)
 
 
+def test_two_files_with_one_sibling_name_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "gemm_cuda.py").write_text("x = 1\n")
+    (tmp_path / "gemm.py").write_text("y = 2\n")
+    s = session(tmp_path)
+    with pytest.raises(ReviewError, match=r"gemm.py and gemm_cuda.py would both be written to gemm_hip.py"):
+        s.write("gemm.py")
+    assert not (tmp_path / "gemm_hip.py").exists()
+    s.set_config(s.config.replace(output_mode="folder"))
+    s.write("gemm.py")
+    s.write("gemm_cuda.py")
+    assert (tmp_path / "hip" / "gemm.py").is_file() and (tmp_path / "hip" / "gemm_cuda.py").is_file()
+
+
 def test_write_folder_mode_mirrors_the_tree(project: Path) -> None:
     s = session(project, Config(output_mode="folder", output_folder="out/hip"))
     assert s.write(REL) == project / "out" / "hip" / "src" / "gemm.cu"

@@ -204,10 +204,18 @@ def test_failing_hook_is_reported_and_undone(repo: Path) -> None:
     hook.write_text("#!/bin/sh\necho 'lint says no' >&2\nexit 1\n")
     hook.chmod(0o755)
     (repo / "gemm.hip").write_text("hip\n")
-    with pytest.raises(VcsError, match="git commit failed"):
+    with pytest.raises(VcsError, match=r"^git commit failed: lint says no$"):
         commit_paths(repo, ["gemm.hip"], "m")
     assert git(repo, "diff", "--cached", "--name-only") == ""
     assert len(git(repo, "log", "--oneline").splitlines()) == 1
+
+
+def test_refuses_ignored_output(repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.hip\n")
+    (repo / "gemm.hip").write_text("hip\n")
+    with pytest.raises(VcsError, match=r"gemm.hip is ignored by git \(.gitignore\)"):
+        commit_paths(repo, ["gemm.hip"], "m")
+    assert git(repo, "diff", "--cached", "--name-only") == ""
 
 
 def test_subfolder_root(repo: Path) -> None:

@@ -431,14 +431,25 @@ def _ast_available() -> str | None:
 
 
 @pytest.mark.skipif(_ast_available() is not None, reason=f"AST mode unavailable here: {_ast_available()}")
-def test_ast_mode_keeps_user_function_named_like_cuda() -> None:
+@pytest.mark.parametrize("pch", ["cached", "none", "defines"])
+def test_ast_mode_keeps_user_function_named_like_cuda(pch: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipport.engine import semantic
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    if pch == "none":
+        monkeypatch.setenv("HIPPORT_NO_PCH", "1")
+    semantic._runtime_pch.cache_clear()
+    defines = ("SOME_FLAG=1",) if pch == "defines" else ()
     src = ("#include <cuda_runtime.h>\n"
            "namespace mine { int cudaDeviceReset(int code) { return code; } }\n"
            "using namespace mine;\n"
            "int f() { cudaDeviceSynchronize(); return cudaDeviceReset(3); }\n"
            "int g() { return (int)::cudaDeviceReset(); }\n")
-    out, t = run(src, "u.cu", ast="on")
+    out, t = run(src, "u.cu", ast="on", defines=defines)
+    semantic._runtime_pch.cache_clear()
     assert t.mode == TranslationMode.AST
+    assert bool(list(tmp_path.rglob("*.pch"))) == (pch == "cached")
     assert "int cudaDeviceReset(int code)" in out          # the user's declaration
     assert "return cudaDeviceReset(3);" in out             # a call that resolves to it
     assert "hipDeviceSynchronize();" in out

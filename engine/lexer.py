@@ -13,6 +13,7 @@ Offsets are str offsets into the original text (never bytes), so non-ASCII text 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # Token kinds (small ints: cheap to compare in hot loops).
@@ -132,4 +133,36 @@ def directive_spans(toks: Tokens) -> list[tuple[int, int, str]]:
             i = j
         else:
             i += 1
+    return out
+
+
+# Tokens after which a name is used, not declared (`return cudaFoo(`), and tokens that may follow a
+# declared name (`int cudaFoo(`, `cudaX x;` is a use of cudaX but `T cudaY;` declares cudaY).
+_NOT_DECL = frozenset({"return", "else", "case", "throw", "new", "delete", "sizeof", "co_return", "co_yield",
+                       "goto", "decltype", "alignof", "typeid", "do", "if", "while", "for", "switch", "define",
+                       "undef", "ifdef", "ifndef", "defined", "include"})
+_DECL_FOLLOW = frozenset({"(", ";", "=", ",", "[", "{", ")"})
+
+
+def declared_names(toks: Tokens, accept: Callable[[str], bool]) -> set[str]:
+    """Names (for which `accept` is true) that appear where a declaration names them: after a
+    type-like token and before `(`, `;`, `=`, `,`, `[`, `{` or `)`. A cheap over-approximation
+    used to leave a file's own entities alone and to decide whether an AST parse can matter."""
+    text, kinds, starts, ends = toks.text, toks.kinds, toks.starts, toks.ends
+    sig = [i for i, k in enumerate(kinds) if k != COMMENT]
+    out: set[str] = set()
+    for j in range(1, len(sig) - 1):
+        i = sig[j]
+        if kinds[i] != IDENT:
+            continue
+        name = text[starts[i] : ends[i]]
+        if name in out or not accept(name):
+            continue
+        p = sig[j - 1]
+        ps = text[starts[p] : ends[p]]
+        nx = text[starts[sig[j + 1]] : ends[sig[j + 1]]]
+        if kinds[p] == LITERAL or nx not in _DECL_FOLLOW:
+            continue
+        if (kinds[p] in (IDENT, KEYWORD) and ps not in _NOT_DECL) or ps in ("*", "&", "&&", ">"):
+            out.add(name)
     return out

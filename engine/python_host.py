@@ -116,11 +116,16 @@ def translate_python(source: Source, options: Any) -> Translation:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             assigns.setdefault(node.target.id, []).append(node.value)
 
+    dynamic: list[ast.expr] = []  # CUDA source built at run time (f-strings, .format): reported
+
     def str_nodes(e: ast.expr, depth: int = 0) -> list[ast.Constant]:
         if depth > 5:
             return []
         if isinstance(e, ast.Constant) and isinstance(e.value, str):
             return [e]
+        if isinstance(e, ast.JoinedStr) or (isinstance(e, ast.Call) and _func_name(e.func) in ("format", "replace")):
+            dynamic.append(e)
+            return []
         if isinstance(e, (ast.List, ast.Tuple)):
             return [c for x in e.elts for c in str_nodes(x, depth + 1)]
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
@@ -162,6 +167,11 @@ def translate_python(source: Source, options: Any) -> Translation:
                     f"hard-coded device ordinal {m.group(1)} (the device string 'cuda' itself is right on "
                     "ROCm); HIP_VISIBLE_DEVICES renumbers GPUs")
 
+    for dn in dynamic:
+        s0 = off(dn.lineno, dn.col_offset)
+        rep(ReportKind.MANUAL, "cuda source", s0, off(dn.end_lineno or dn.lineno, dn.end_col_offset or 0),
+            "CUDA source built at run time (f-string or .format): not translated; translate its pieces "
+            "or the generated text")
     lowered = 0
     for c in code_nodes.values():
         s = off(c.lineno, c.col_offset)

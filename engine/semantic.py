@@ -85,39 +85,17 @@ _DECL_KINDS = {"FUNCTION_DECL", "VAR_DECL", "TYPEDEF_DECL", "TYPE_ALIAS_DECL", "
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
-_NOT_DECL = {"return", "else", "case", "throw", "new", "delete", "sizeof", "co_return", "co_yield", "goto",
-             "decltype", "alignof", "typeid", "do", "if", "while", "for", "switch"}
-_DECL_FOLLOW = {"(", ";", "=", ",", "[", "{", ")"}
-
-
 def declared_candidates(text: str, names: frozenset[str], toks: Tokens | None = None) -> set[str]:
     """CUDA names that may be declared by this file: a name after a type-like token (`int cudaFoo(`,
     `struct cudaX {`). Calls and uses (`= cudaMalloc(`, `(cudaStream_t)`) are not candidates; when
     there is none the AST cannot change the translation and the file is not parsed. Set
     HIPPORT_AST_ALWAYS=1 to parse every file (benchmarks)."""
-    from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, tokenize
+    from .lexer import declared_names, tokenize
 
     if os.environ.get("HIPPORT_AST_ALWAYS"):
         return {m.group() for m in _IDENT.finditer(text)} & names
     toks = toks if toks is not None else tokenize(text)
-    kinds, starts, ends = toks.kinds, toks.starts, toks.ends
-    sig = [i for i, k in enumerate(kinds) if k != COMMENT]
-    out: set[str] = set()
-    for j in range(1, len(sig) - 1):
-        i = sig[j]
-        if kinds[i] != IDENT:
-            continue
-        name = text[starts[i] : ends[i]]
-        if name not in names:
-            continue
-        p = sig[j - 1]
-        ps = text[starts[p] : ends[p]]
-        nx = text[starts[sig[j + 1]] : ends[sig[j + 1]]]
-        if kinds[p] == LITERAL or nx not in _DECL_FOLLOW:
-            continue
-        if (kinds[p] in (IDENT, KEYWORD) and ps not in _NOT_DECL) or ps in ("*", "&", "&&", ">"):
-            out.add(name)
-    return out
+    return declared_names(toks, names.__contains__)
 
 
 def _base_args() -> list[str]:

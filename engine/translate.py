@@ -22,7 +22,7 @@ from typing import Any
 
 from .edits import Edit
 from .launch import launch_edits
-from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, directive_spans, tokenize
+from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
 from .model import Report, ReportKind, Translation, TranslationMode
 from .source import Language, Source
 from .translate_args import Call, call_arguments, rewrite_calls
@@ -277,6 +277,7 @@ def translate_text(
     macro_of = getattr(mapping, "macro", None)
     used_runtime = False
     calls: list[Call] = []  # calls whose arguments change (translate_args.py)
+    own_decls: set[str] | None = None
 
     for i in range(n):
         if kinds[i] != IDENT:
@@ -321,8 +322,10 @@ def translate_text(
                 _macro(i, name, macro_of(name) if macro_of is not None else None, d, dname)
                 continue
             if other == 3:
+                if own_decls is None:  # the file's own functions/variables named like CUDA APIs
+                    own_decls = declared_names(toks, lambda nm: bool(_unknown_re().match(nm)))
                 p = prev_sig(i)
-                if sp(p) not in (".", "->", "::"):
+                if sp(p) not in (".", "->", "::") and name not in own_decls:
                     rep(ReportKind.UNKNOWN, name, starts[i], ends[i],
                         f"{name} looks like a CUDA API but is in no CUDA->HIP table; check it by hand")
             continue

@@ -114,3 +114,14 @@ def test_python_file_output_idempotent_and_bytes_kept(tmp_path: Path) -> None:
         b"cudaDeviceReset", b"hipDeviceReset")
     again = translate(Source.from_text(out, p), TranslateOptions(ast="off"))
     assert not again.edits
+
+
+def test_cuda_source_built_at_run_time_is_reported() -> None:
+    src = ("from torch.utils.cpp_extension import load_inline\n"
+           "n = 4\n"
+           "code = f'__global__ void k(float* a) {{ a[{n}] = 0; }} cudaStream_t s;'\n"
+           "load_inline('e', cpp_sources='', cuda_sources=[code])\n")
+    out, t = run(src)
+    assert out == src
+    (r,) = t.reports
+    assert r.kind == ReportKind.MANUAL and r.line == 3

@@ -312,6 +312,15 @@ def test_unsupported_unknown_manual_reports_with_positions() -> None:
     assert t.stats["unconverted"] == 1
 
 
+def test_files_own_functions_named_like_cuda_are_not_unknown() -> None:
+    src = ("static void cudaCheckLastError(const char* where) { (void)where; }\n"
+           "int cudaHelperCount = 0;\n"
+           "void f() { cudaCheckLastError(\"f\"); cudaHelperCount++; cudaReallyUnknown(); }\n")
+    out, t = run(src, "x.cpp")
+    assert out == src
+    assert [(r.kind, r.name) for r in t.reports] == [(ReportKind.UNKNOWN, "cudaReallyUnknown")]
+
+
 def test_experimental_names_need_the_option() -> None:
     src = "void f() { cublasSgemm_v2_64(h); }\n"
     out, t = run(src, "x.cpp")

@@ -24,6 +24,7 @@ config.ConfigError, fsutil.WriteError, vcs.VcsError.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib
 import json
@@ -153,6 +154,11 @@ def _default_analyze(source: Source, translation: Translation, options: Any) -> 
     return result
 
 
+@functools.lru_cache(maxsize=65536)
+def _language(rel: str) -> Language:
+    return language_for(rel) or Language.CPP
+
+
 def _anchor(fr: FileReview, f: Finding) -> str:
     """Short hash of the stripped source line(s) of a finding."""
     starts = fr.source.line_starts
@@ -184,6 +190,7 @@ class ReviewSession:
         self._redo: list[_Step] = []
         self._rels: list[str] = []
         self._disk_stale: set[str] = set()
+        self._outs: dict[str, str] = {}
         self.rescan()
 
     # ----------------------------------------------------------------------------------- opening
@@ -217,16 +224,16 @@ class ReviewSession:
         outputs: set[str] = set()
         if self.config.output_mode == "sibling":
             for r in rels:
-                o = output_rel(self.config, r)
+                o = self._out_rel(r)
                 if o != r:
                     outputs.add(o)
         with self._lock:
-            for fs in self._state.files.values():
-                if fs.written is not None:
+            for src, fs in self._state.files.items():
+                if fs.written is not None and fs.written.path != src:
                     outputs.add(fs.written.path)
-        # a file that is some other file's output is not itself reviewed (gemm.hip beside gemm.cu)
-        self._rels = [r for r in rels if r not in outputs or (r in self._state.files and
-                                                              self._state.files[r].decisions)]
+            # a file that is some other file's output is not itself reviewed (gemm.hip beside gemm.cu)
+            self._rels = [r for r in rels if r not in outputs or (r in self._state.files and
+                                                                  self._state.files[r].decisions)]
         self._check_disk()
         return list(self._rels)
 
@@ -267,6 +274,7 @@ class ReviewSession:
         with self._lock:
             self.config = config
             self._results.clear()
+            self._outs = {}
             if (old.rocm, old.archs, old.launch_syntax) != (config.rocm, config.archs, config.launch_syntax):
                 self._loaded.clear()
                 self._errors.clear()
@@ -284,10 +292,10 @@ class ReviewSession:
             return self._entry(rel)
 
     def _entry(self, rel: str) -> FileEntry:
-        lang = language_for(rel) or Language.CPP
+        lang = _language(rel)
         out = ""
         try:
-            out = output_rel(self.config, rel)
+            out = self._out_rel(rel)
         except ConfigError:
             pass
         if rel in self._errors:
@@ -730,6 +738,13 @@ class ReviewSession:
 
     # ----------------------------------------------------------------------------------- writing
 
+    def _out_rel(self, rel: str) -> str:
+        """output_rel under the current config, cached (the file list asks for every file)."""
+        out = self._outs.get(rel)
+        if out is None:
+            out = self._outs[rel] = output_rel(self.config, rel)
+        return out
+
     def output_path(self, rel: str) -> Path:
         return output_path(self.config, self.root, rel)
 
@@ -740,8 +755,12 @@ class ReviewSession:
             (fid, r.style.value) for fid, r in (fs.decisions.items() if fs else ())
             if r.decision == Decision.ACCEPTED
         )
+        try:
+            out = self._out_rel(rel)
+        except ConfigError:
+            out = ""
         key = [accepted, list(self.config.rocm), list(self.config.archs), self.config.launch_syntax,
-               fs.sha256 if fs else None]
+               fs.sha256 if fs else None, out]
         return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
 
     def write(self, rel: str, *, overwrite: bool = False) -> Path:
@@ -758,11 +777,11 @@ class ReviewSession:
             if fs.sha256 is None:
                 fs.sha256 = fr.sha256
             out = self.output_path(rel)
-            out_rel = output_rel(self.config, rel)
+            out_rel = self._out_rel(rel)
             data = fr.source.encode(self.result_text(rel))
             disk = sha256_file(src_path)
             in_place = out_rel == rel
-            twins = sorted(r for r in self._rels if r != rel and output_rel(self.config, r) == out_rel)
+            twins = sorted(r for r in self._rels if r != rel and self._out_rel(r) == out_rel)
             twins += sorted(r for r, other in self._state.files.items()
                             if r != rel and r not in twins and other.written and other.written.path == out_rel)
             if twins:

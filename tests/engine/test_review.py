@@ -562,6 +562,17 @@ def test_unwritten_ignores_files_gone_from_disk(project: Path) -> None:
 
 def test_set_config_changes_output_mode(project: Path) -> None:
     s = session(project)
+    lane, _, _ = ids(s)
+    s.decide(REL, lane, Decision.ACCEPTED)
+    s.write(REL)
+    s.write("src/util.h")
+    assert s.entry(REL).status == FileStatus.WRITTEN
     s.set_config(s.config.replace(output_mode="folder"))
     assert s.output_path(REL) == project / "hip" / REL
     assert s.entry(REL).output == "hip/src/gemm.cu"
+    assert s.entry(REL).status == FileStatus.HAS_FINDINGS  # not written to the new place yet
+    assert s.unwritten() == [REL]
+    s.set_config(s.config.replace(output_mode="in-place"))
+    s.write("src/util.h")
+    s.set_config(s.config.replace(output_mode="sibling"))
+    assert "src/util.h" in [e.rel for e in s.files()]  # its own in-place output is still listed

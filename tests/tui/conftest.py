@@ -78,7 +78,8 @@ def run():
 
 # (pattern, rule, severity, wave64 replacement, portable replacement, group)
 RULES: list[tuple[str, str, Severity, str, str, str]] = [
-    (r"0xffffffff\b", "W64-02", Severity.COMPILE_ERROR, "0xffffffffffffffffull", "__activemask()", "mask"),
+    (r"unsigned mask = 0xffffffff\b", "W64-02", Severity.COMPILE_ERROR,
+     "unsigned long long mask = 0xffffffffffffffffull", "unsigned long long mask = __activemask()", "mask"),
     (r"(?<=offset = )16\b", "W64-03", Severity.WRONG_RESULT, "32", "warpSize / 2", "mask"),
     (r"(?<=threadIdx\.x % )32\b", "W64-01", Severity.WRONG_RESULT, "64", "warpSize", ""),
     (r"(?<=threadIdx\.x / )32\b", "W64-01", Severity.WRONG_RESULT, "64", "warpSize", ""),

@@ -3,10 +3,12 @@ engine ReviewSession (decisions, undo, persistence, writing, committing)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import git, make_project, open_session
 from textual.widgets import Checkbox, OptionList
 
@@ -21,7 +23,7 @@ from hipport.tui.widgets.diff_view import DiffView
 from hipport.tui.widgets.run_pane import RunPane, RunPlan, Step
 
 SIZE = (110, 32)
-GROUP = ("W64-02:6:21", "W64-03:7:23")  # mask + shuffle offset: one fix group
+GROUP = ("W64-02:6:5", "W64-03:7:23")  # mask + shuffle offset: one fix group
 LANE = "W64-01:13:30"
 WARP = "W64-01:14:30"
 STRIDE = "W64-04:16:36"
@@ -516,3 +518,76 @@ async def test_findings_panel_shows_the_rule_catalog_text(project: Path) -> None
         rule = RULES["W64-01"]
         assert rule.title in body
         assert "[wave64]" in body and "- " in body and "% 64;" in body  # the fix as its own small diff
+
+
+async def wait_run(pilot, pane: RunPane) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(600):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.05)
+        if not pane.running:
+            return
+
+
+async def test_build_before_writing_says_convert_first(project: Path) -> None:
+    from hipport.engine.toolchain.detect import Detection
+
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.detection = Detection()  # a machine with no GPU and no tools, without probing this one
+        await pilot.press("b")
+        await wait_run(pilot, screen.run_pane)
+        assert "Cannot build yet" in screen.last_message and "gemm.hip" in screen.last_message
+        assert screen.run_pane.has_class("-visible")
+
+
+async def test_build_diagnostics_jump_to_the_hip_line(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y", "w", "right_curly_bracket")
+        await ready(pilot)
+        assert screen.rel == "model.py"
+        code = "print('gemm.hip:13:16: error: use of undeclared identifier lane')"
+        screen.run_pane.start(RunPlan([Step("build", [sys.executable, "-c", code], project)]))
+        await wait_run(pilot, screen.run_pane)
+        assert any("press e" in line for line in screen.run_pane.output)
+        await pilot.press("e")
+        await ready(pilot)
+        assert screen.rel == "gemm.cu", screen.last_message
+        dv = screen.query_one(DiffView)
+        assert dv.rows[dv.cursor].new_no == 13
+        assert "gemm.hip:13:16" in screen.last_message
+
+
+async def test_doctor_and_device_picker_without_a_gpu(project: Path) -> None:
+    from hipport.engine.toolchain.detect import Detection
+
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.detection = Detection()
+        await pilot.press("D")
+        await wait_run(pilot, screen.run_pane)
+        out = "\n".join(screen.run_pane.output)
+        assert "fail" in out or "warn" in out
+        await pilot.press("G")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "No AMD GPU here" in screen.last_message and screen.device is None
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed")
+async def test_build_key_compiles_the_written_hip_file_with_hipcc(project: Path) -> None:
+    config = Config(run={"arch": "gfx90a"})  # Debian's HIP 5.2 clang knows gfx90a, not gfx942
+    (project / "build").mkdir()  # the single-file plan links to build/<name> without creating build/
+    app = make_app(project, config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("A", "w", "b")
+        await wait_run(pilot, screen.run_pane)
+        out = "\n".join(screen.run_pane.output)
+        assert "--offload-arch=gfx90a" in out
+        assert "Build and run finished" in screen.last_message, out[-3000:]
+        assert (project / "build" / "gemm").exists()

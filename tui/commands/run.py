@@ -91,9 +91,16 @@ def handle(args: argparse.Namespace) -> int:
     if args.dry_run:
         return 0
     if not rp.ready:
+        if rp.notes and rp.notes[0].startswith("convert first"):
+            if args.json:
+                print(json.dumps({"status": "not ready", "notes": rp.notes}))
+            raise CliError(rp.notes[0])
+        # an honest fallback, not an error: nothing here can build or launch this kind of project
         if args.json:
-            print(json.dumps({"status": "not ready", "notes": rp.notes}))
-        raise CliError(rp.notes[0] if rp.notes else "nothing to build")
+            print(json.dumps({"status": "not launched", "label": rp.label, "kind": rp.kind, "notes": rp.notes}))
+        else:
+            print("status: not launched")
+        return 0
 
     current: list[str] = [""]
 

@@ -180,7 +180,8 @@ def result_lines(output: str, detection: Any, device: int | None) -> tuple[list[
     from hipport.engine.toolchain.diagnostics import parse_diagnostics
     from hipport.engine.toolchain.result import parse_result_line, summarize
 
-    lines = output.splitlines()
+    # the pane's own lines ("$ argv", "note: ...") are not the program's output
+    lines = [line for line in output.splitlines() if not line.startswith(("$ ", "note: "))]
     results = [r for r in (parse_result_line(line) for line in lines) if r is not None]
     out: list[str] = []
     if results and detection is not None:

@@ -13,6 +13,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("open", help="open the porting app on a project (the default command)")
     p.add_argument("path", nargs="?", default=".", help="project folder (default: the current folder)")
     p.add_argument("--theme", help="theme name (hipport-dark, hipport-light, ansi-dark, ...)")
+    p.add_argument("--fresh", action="store_true",
+                   help="start a fresh review when .hipport/state.json is unusable (it is kept aside)")
     p.set_defaults(func=handle)
 
 
@@ -22,18 +24,20 @@ def handle(args: argparse.Namespace) -> int:
         raise CliError(f"{root}: no such folder")
     if not root.is_dir():
         raise CliError(f"{root}: not a folder (open the project folder that holds it)")
-    return open_app(root.resolve(), theme=args.theme)
+    return open_app(root.resolve(), theme=args.theme, fresh=args.fresh)
 
 
-def open_app(root: Path, *, theme: str | None = None) -> int:
+def open_app(root: Path, *, theme: str | None = None, fresh: bool = False) -> int:
     """Build the engine session for `root` and run the app until it quits."""
     from hipport.engine.config import ConfigError, load_config
-    from hipport.engine.review import ReviewSession
+    from hipport.engine.review import ReviewError, ReviewSession, StateError
 
     try:
         config = load_config(root)
-        session = ReviewSession.open(root, config)
-    except ConfigError as e:
+        session = ReviewSession.open(root, config, fresh=fresh)
+    except StateError as e:
+        raise CliError(f"{e} (hipport --fresh {root} starts over)") from None
+    except (ConfigError, ReviewError) as e:
         raise CliError(str(e)) from None
     except OSError as e:
         raise CliError(f"{root}: {e.strerror or e}") from None

@@ -265,7 +265,7 @@ def _plan_hip(
 
     extra: list[str] = []
     hv = det.rocm.hip_version_tuple
-    if hv is not None and hv < (6, 2):
+    if hv is not None and hv < (6, 2) and kind != "python":
         extra += ["-include", str(shim_header())]
         notes.append(f"HIP {det.rocm.hip_version} predates the *_sync warp builtins (ROCm 6.2): added hipport's "
                      "compatibility header, which insists on 64-bit masks as ROCm 7 does")
@@ -338,10 +338,12 @@ def _plan_hip(
         if launch:
             steps.append(Step(f"python {script.name}", [python, script.name, *args], script.parent, run_env, "run",
                               build_timeout + run_timeout))
-        else:
+        elif gpu is not None:
             notes.append("nothing was built: a PyTorch extension is compiled by PyTorch itself when the script runs")
     if gpu is None:
-        notes.insert(0, f"No AMD GPU found: built for {target_arch}, nothing was launched.")
+        notes.insert(0, f"No AMD GPU found: built for {target_arch}, nothing was launched." if steps else
+                     "No AMD GPU found: nothing was launched (PyTorch compiles the extension when the script "
+                     "runs, so nothing was built either).")
     return RunPlan(kind, steps, launch and any(s.role == "run" for s in steps), target_arch, notes, device=gpu)
 
 
@@ -412,6 +414,8 @@ def _plan_cuda(
             steps.append(Step(f"python {script.name}", [python, script.name, *args], script.parent, run_env, "run",
                               build_timeout + run_timeout))
     if gpu is None:
-        notes.insert(0, f"No NVIDIA GPU found: CUDA baseline built for {sm}, nothing was launched.")
+        notes.insert(0, f"No NVIDIA GPU found: CUDA baseline built for {sm}, nothing was launched." if steps else
+                     "No NVIDIA GPU found: the CUDA baseline was not launched (PyTorch compiles the extension "
+                     "when the script runs, so nothing was built either).")
     return RunPlan(kind, steps, launch and any(s.role == "run" for s in steps), sm, notes,
                    baseline=True, device=gpu, label="CUDA baseline")

@@ -113,9 +113,10 @@ def test_hipcc_version_and_version_tuple() -> None:
 
 def test_nvcc_and_nvidia_smi() -> None:
     assert parsers.parse_nvcc_version(read("nvcc_version_cuda130.txt")) == "13.0.88"
-    # the H200's row as the device script queries it (format of nvidia-smi --format=csv,noheader,nounits)
-    gpus = parsers.parse_nvidia_smi_csv("0, NVIDIA H200, 00000000:00:06.0, GPU-0aa1, 143771, 9.0\n")
-    assert gpus[0].name == "NVIDIA H200" and gpus[0].sm == "sm_90" and gpus[0].memory_total_mib == 143771
-    usage = parsers.parse_nvidia_smi_usage("0, 97, 1234, 143771\n")
-    assert (usage[0].busy_percent, usage[0].mem_used_mib) == (97.0, 1234.0)
+    gpus = parsers.parse_nvidia_smi_csv(read("nvidia_smi_query_h200.csv"))
+    assert len(gpus) == 1 and gpus[0].name == "NVIDIA H200" and gpus[0].sm == "sm_90"
+    assert gpus[0].memory_total_mib == 143771 and gpus[0].pci_bus_id == "00000000:00:06.0"
+    assert gpus[0].uuid.startswith("GPU-")
+    usage = parsers.parse_nvidia_smi_usage(read("nvidia_smi_usage_h200.csv"))
+    assert (usage[0].index, usage[0].busy_percent, usage[0].mem_used_mib, usage[0].mem_total_mib) == (0, 0.0, 0.0, 143771.0)
     assert parsers.parse_nvidia_smi_csv("NVIDIA-SMI has failed because it couldn't communicate\n") == []

@@ -73,6 +73,15 @@ def test_summary_h200_against_cublas() -> None:
     assert json.loads(json.dumps(s.to_dict()))["kernels"][1]["kernel"] == "regblock"
 
 
+def test_recorded_torch_lines_compare_with_torch_matmul() -> None:
+    results = [r for ln in (DATA / "torch_h200_4096.log").read_text().splitlines() if (r := parse_result_line(ln))]
+    assert [r.kernel for r in results] == ["tiled", "regblock", "torch.matmul"]
+    h200 = Gpu("nvidia", 0, "NVIDIA H200", "sm_90")
+    s = summarize(results, Detection(nvidia_gpus=(h200,)), vendor="nvidia")
+    reg = next(k for k in s.kernels if k.result.kernel == "regblock")
+    assert reg.vendor_kernel == "torch.matmul" and 0.5 < (reg.vs_vendor or 0) < 1.0
+
+
 def test_summary_mi300x_labels_the_packed_peak_and_scales_partitions() -> None:
     r = parse_result_line(line())
     assert r is not None

@@ -43,6 +43,12 @@ LANEISH = re.compile(r"(?i)^(lane|lane_?id|laneid|lane_idx|lid)$")
 HOST_THREADS = re.compile(r"(?i)thread|block_?size|blocksize|^block$|^bs$|^nthreads$|^tpb$")
 PTX_WARP = re.compile(r"%%laneid|%%lanemask|%%warpid|shfl\.|vote\.|activemask|redux\.sync|match\.")
 FULL32 = 0xFFFFFFFF
+TRIG_NUMS = frozenset({1, FULL32})
+DEVICE_TRIGGERS = (SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset(BITCOUNT) | frozenset({
+    "%", "&", "/", ">>", "==", "!=", "<", ">=", "for", "if", "__shared__", "tiled_partition", "thread_block_tile",
+    "asm", "__asm__", "__asm", "warpSize"}))
+HOST_TRIGGERS = frozenset({"dim3", "warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "==", "!="})
+FILE_TRIGGERS = frozenset({"__launch_bounds__", "TempStorage", "warpSize", "==", "!="})
 
 
 @dataclass
@@ -98,6 +104,7 @@ class Analyzer:
         self.ballot: set[str] = set()
         self.maskvars: dict[str, int] = {}
         self.sub_warp: list[tuple[int, int]] = []
+        self.device_triggers: frozenset[str] | set[str] = DEVICE_TRIGGERS
 
     # ------------------------------------------------------------------ helpers
     def t(self, i: int) -> str:
@@ -233,6 +240,7 @@ class Analyzer:
     def run(self) -> Result:
         self.collect_constants()
         self.collect_lane_helpers()
+        self.device_triggers = DEVICE_TRIGGERS | self.w32_consts.keys() | self.mask_consts.keys()
         for f in self.funcs:
             if f.device:
                 self.device_function(f)
@@ -251,7 +259,8 @@ class Analyzer:
     def collect_constants(self) -> None:
         toks = self.toks
         n = len(toks)
-        for i in range(n):
+        tx = self.tx
+        for i in [j for j in range(n) if tx[j] == "define" or tx[j + 1] == "="]:
             t = toks[i]
             # #define NAME 32 / #define NAME (32)
             if t.pp >= 0 and t.text == "define" and i + 2 < n and toks[i + 1].pp == t.pp and toks[i + 1].kind == ID:
@@ -292,8 +301,9 @@ class Analyzer:
                     elif self.laneish(k + 1, e) and "warpSize" in self.names(k + 1, e):
                         self.lane_funcs.add(f.name)
         # macros: #define LANE (threadIdx.x % 32)
-        for i, t in enumerate(self.toks):
-            if t.pp >= 0 and t.text == "define" and self.toks[i + 1].kind == ID if i + 1 < len(self.toks) else False:
+        for i in [j for j, x in enumerate(self.tx) if x == "define"]:
+            t = self.toks[i]
+            if t.pp >= 0 and i + 1 < len(self.toks) and self.toks[i + 1].kind == ID:
                 body = [k for k in range(i + 2, min(len(self.toks), i + 20)) if self.toks[k].pp == t.pp]
                 if body and self.laneish(body[0], body[-1] + 1) and self.names(body[0], body[-1] + 1) & TID_WORDS:
                     self.macro_lane.add(self.toks[i + 1].text)
@@ -411,7 +421,9 @@ class Analyzer:
 
     def detect_device(self, f: Func, a: int, b: int, key: str) -> None:
         toks = self.toks
-        for k in range(a, b):
+        tx = self.tx
+        trig = self.device_triggers
+        for k in [j for j in range(a, b) if tx[j] in trig or (tx[j][:1].isdigit() and int_value(tx[j]) in TRIG_NUMS)]:
             t = toks[k]
             x = t.text
             # W64-16: full-warp test on a 32-bit mask
@@ -851,7 +863,8 @@ class Analyzer:
         a, b = f.body
         key = "host"
         block_names = set()
-        for k in range(a, b):
+        tx = self.tx
+        for k in [j for j in range(a, b) if tx[j] == "<<<" or tx[j] == "hipLaunchKernelGGL"]:
             x = self.tx[k]
             if x == "<<<":
                 end = next((q for q in range(k, b) if self.tx[q] == ">>>"), None)
@@ -870,7 +883,8 @@ class Analyzer:
                     if bb == ba + 1 and self.toks[ba].kind == ID:
                         block_names.add(self.tx[ba])
                     self.block_literal(ba, bb)
-        for k in range(a, b):
+        trig = HOST_TRIGGERS | self.w32_consts.keys()
+        for k in [j for j in range(a, b) if tx[j] in trig or tx[j] == "32"]:
             x = self.tx[k]
             t = self.toks[k]
             # dim3 block(32) used as a launch's block
@@ -1037,7 +1051,8 @@ class Analyzer:
                              f"Full-mask constant {name} is 32-bit: ROCm >= 7.0 rejects it in *_sync builtins; "
                              "widened naively it would drop lanes 32-63.", f"mask:{name}"))
         # W64-19: __launch_bounds__(T, MIN)
-        for k, t in enumerate(self.toks):
+        for k in [j for j, x in enumerate(self.tx) if x in FILE_TRIGGERS]:
+            t = self.toks[k]
             if t.text == "__launch_bounds__" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
                 if len(args) == 2:

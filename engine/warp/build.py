@@ -54,7 +54,7 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
     raw: list[tuple[Finding, str, Result]] = []
     for res in results:
         hit_keys = {h.key for h in res.hits}
-        for a, b in res.links:
+        for a, b in set(res.links):
             if b == "devicegroups":
                 for k in hit_keys:
                     if k.startswith("fn:"):

@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 ID, NUM, STR, PUNCT = 0, 1, 2, 3
 
 _TOKEN = re.compile(
     r"""
-    (?P<ws>[ \t\f\v]+|\\\r?\n)
-  | (?P<nl>\r\n|\r|\n)
+    (?:[ \t\f\v]+|\\\r?\n)*   # horizontal space and line continuations: skipped inside each match
+    (?:
+    (?P<nl>\r\n|\r|\n)
   | (?P<lc>//[^\r\n]*)
   | (?P<bc>/\*[\s\S]*?(?:\*/|\Z))
   | (?P<str>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\r\n]{0,16})\([\s\S]*?\)(?P=delim)"
           |(?:u8|u|U|L)?"(?:[^"\\\r\n]|\\[\s\S])*"?|(?:u8|u|U|L)?'(?:[^'\\\r\n]|\\[\s\S])*'?)
   | (?P<num>\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*)
   | (?P<id>[A-Za-z_$][0-9A-Za-z_$]*)
-  | (?P<p><<<|>>>|<<=|>>=|\.\.\.|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\#\#|[-+*/%&|^!=<>]=|[\s\S])
+  | (?P<p><<<|>>>|<<=|>>=|\.\.\.|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\#\#|[-+*/%&|^!=<>]=|[^ \t\f\v])
+    )
     """,
     re.VERBOSE,
 )
@@ -44,7 +47,7 @@ def tokenize(text: str) -> list[Tok]:
     n_pp = 0
     for m in _TOKEN.finditer(text):
         g = m.lastgroup
-        if g == "ws" or g == "lc":
+        if g is None or g == "lc":
             continue
         if g == "nl":
             at_bol = True
@@ -52,16 +55,17 @@ def tokenize(text: str) -> list[Tok]:
             continue
         if g == "bc":
             continue
-        s = m.group()
+        s = m.group(g)
         kind = ID if g == "id" else NUM if g == "num" else STR if g == "str" else PUNCT
         if at_bol and s == "#":
             pp = n_pp
             n_pp += 1
         at_bol = False
-        toks.append(Tok(kind, s, m.start(), m.end(), pp))
+        toks.append(Tok(kind, s, m.start(g), m.end(), pp))
     return toks
 
 
+@lru_cache(maxsize=4096)
 def int_value(s: str) -> int | None:
     """Value of an integer literal (suffixes and digit separators allowed), else None."""
     t = s.replace("'", "").rstrip("uUlL")

@@ -50,7 +50,6 @@ def _samples(tmp: Path) -> list[tuple[Path, tuple[str, ...]]]:
             for style in FixStyle:
                 r = port(src, TranslateOptions(rocm=rocm), fixes="all", style=style,
                          warp_options=WarpOptions(rocm=rocm))
-                assert r.applied_findings, src_path.name
                 out = tmp / f"{src_path.stem}.{style.value}.rocm{rocm[0]}{rocm[1]}.hip"
                 out.write_text(r.text)
                 jobs.append((out, extra))
@@ -59,7 +58,7 @@ def _samples(tmp: Path) -> list[tuple[Path, tuple[str, ...]]]:
 
 def test_every_fixed_sample_compiles(tmp_path: Path) -> None:
     jobs = _samples(tmp_path)
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:
+    with ThreadPoolExecutor(max_workers=4 * (os.cpu_count() or 2)) as ex:
         results = list(ex.map(lambda j: (j[0].name, *hipcc(j[0], *j[1])), jobs))
     failed = [(name, log[-600:]) for name, ok, log in results if not ok]
     assert not failed, failed

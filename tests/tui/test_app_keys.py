@@ -457,7 +457,9 @@ async def test_filter_and_pick_a_file(project: Path) -> None:
         await pilot.press(*"utl")
         await pilot.pause()
         assert [it.rel for it in screen.file_list.visible()] == ["util.cuh"]
-        await pilot.press("enter")
+        await pilot.press("escape")  # back to the diff: keys decide again
+        assert isinstance(app.focused, DiffView)
+        await pilot.press("slash", "enter")
         await ready(pilot)
         assert screen.rel == "util.cuh"
 

@@ -272,6 +272,10 @@ class ReviewScreen(Screen[None]):
         self.open_file(event.rel)
         self.diff.focus()
 
+    @on(FileList.Leave)
+    def _leave_file_list(self, event: FileList.Leave) -> None:
+        self.diff.focus()
+
     @on(DiffView.CursorMoved)
     def _cursor_moved(self, event: DiffView.CursorMoved) -> None:
         rows = self.diff.rows

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -33,6 +33,9 @@ class FileList(Vertical):
     FileList > Input { height: 3; }
     FileList > OptionList { height: 1fr; }
     """
+
+    class Leave(Message):
+        """The person pressed escape in the filter box: hand the keys back to the diff."""
 
     class FileChosen(Message):
         def __init__(self, rel: str) -> None:
@@ -91,6 +94,11 @@ class FileList(Vertical):
     def _filter_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value.strip()
         self._rebuild()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape":
+            event.stop()
+            self.post_message(self.Leave())
 
     @on(Input.Submitted, "#file-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:

@@ -7,6 +7,7 @@ that mutates it (through the ReviewScreen). Themes come from `themes/*.toml`; ke
 
 from __future__ import annotations
 
+import threading
 import tomllib
 from collections.abc import Iterable
 from functools import partial
@@ -83,6 +84,17 @@ class PortApp(App[int]):
         self.keymap_overrides: dict[str, str] = dict(getattr(self.config, "keymap", {}) or {})
         root = getattr(session, "root", None)
         self.sub_title = str(root) if root else ""
+        # translate + analyse the first file while Textual starts: libclang's parse runs outside
+        # the GIL, so this overlaps the app's own start-up (the screen then finds it loaded)
+        threading.Thread(target=self._preload, name="hipport-preload", daemon=True).start()
+
+    def _preload(self) -> None:
+        try:
+            rel = first_file(self.session)
+            if rel is not None:
+                self.session.load(rel)
+        except Exception:
+            pass  # the screen loads it again and shows the error where the person can see it
 
     def get_css_variables(self) -> dict[str, str]:
         # custom variables must exist for every theme (built-in ones too), derived from its colours
@@ -126,6 +138,15 @@ class PortApp(App[int]):
             await screen.run_action("quit_app")
         else:
             self.exit(0)
+
+
+def first_file(session: Any) -> str | None:
+    """The file the app opens first: the first with findings or a stale review, else the first."""
+    entries = session.files()
+    for e in entries:
+        if e.status.value in ("has-findings", "stale"):
+            return str(e.rel)
+    return str(entries[0].rel) if entries else None
 
 
 def theme_names() -> list[str]:

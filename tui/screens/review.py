@@ -10,7 +10,7 @@ import asyncio
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,9 +33,9 @@ from ..widgets.diff_view import DiffView, Mark
 from ..widgets.file_list import FileItem, FileList
 from ..widgets.finding_panel import SEVERITY_SYMBOL, FindingPanel, PanelData
 from ..widgets.run_pane import RunPane
-from .commit import CommitRequest, CommitScreen
-from .confirm import ConfirmScreen
-from .help import HelpScreen
+
+if TYPE_CHECKING:
+    from .commit import CommitRequest
 
 STATUS_SYMBOL = {
     FileStatus.UNTRANSLATED: "○",
@@ -117,10 +117,9 @@ class ReviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.file_list.border_title = "Files"
-        entries = self.session.files()
-        first = next((e.rel for e in entries if e.status in (FileStatus.HAS_FINDINGS, FileStatus.STALE)), None)
-        if first is None and entries:
-            first = entries[0].rel
+        from ..app import first_file
+
+        first = first_file(self.session)
         self.refresh_files()
         if first is not None:
             self.open_file(first)
@@ -486,6 +485,8 @@ class ReviewScreen(Screen[None]):
             return
         except ReviewError as e:
             if "not overwritten" in str(e) and not overwrite:
+                from .confirm import ConfirmScreen
+
                 def answer(yes: bool | None) -> None:
                     if yes:
                         self._write(rel, overwrite=True)
@@ -509,6 +510,8 @@ class ReviewScreen(Screen[None]):
         if not paths:
             self.say("Nothing to commit: write a file first (w).", "warning")
             return
+        from .commit import CommitScreen  # dialogs load on first use: a faster start
+
         branch = branch_name(self.session.root)
         default = "hipport/port"
         screen = CommitScreen(self.session.commit_message(), list(paths), branch, default)
@@ -675,6 +678,8 @@ class ReviewScreen(Screen[None]):
 
     # ---- app-level ---------------------------------------------------------------------------
     def action_help(self) -> None:
+        from .help import HelpScreen
+
         overrides = getattr(self.app, "keymap_overrides", {})
         self.app.push_screen(HelpScreen(overrides))
 
@@ -687,6 +692,8 @@ class ReviewScreen(Screen[None]):
         if not unwritten:
             self.app.exit(0)
             return
+        from .confirm import ConfirmScreen
+
         names = ", ".join(unwritten[:4]) + (" …" if len(unwritten) > 4 else "")
 
         def answer(yes: bool | None) -> None:

@@ -171,7 +171,8 @@ def commit_paths(
     repo = _open(root)
     if repo is None:
         raise VcsError(f"{root} is not in a git work tree; run `git init` there first (or copy the files by hand)")
-    with repo:
+    # paths are file names, never globs: `a[1].hip` must not also match `a1.hip`
+    with repo, repo.git.custom_environment(GIT_LITERAL_PATHSPECS="1"):
         workdir = Path(str(repo.working_tree_dir)).resolve()
         if repo.head.is_detached:
             raise VcsError("HEAD is detached; check out a branch before committing")
@@ -192,10 +193,13 @@ def commit_paths(
                 raise VcsError(f"{p} has changes not made by hipport since it was written; "
                                "write it again or commit it by hand")
             rels.append(rel)
-        try:
-            ignored = repo.git.check_ignore("--", *rels).split("\n")
-        except git.GitCommandError:  # exit 1: none ignored
-            ignored = []
+        with repo.git.custom_environment(GIT_LITERAL_PATHSPECS="0"):  # check-ignore takes no pathspec magic
+            try:
+                ignored = repo.git.check_ignore("--", *rels).split("\n")
+            except git.GitCommandError as e:
+                if e.status != 1:  # 1: none of them is ignored
+                    raise VcsError(f"git check-ignore failed: {_explain(e)}") from None
+                ignored = []
         ignored = [x.strip() for x in ignored if x.strip()]
         if ignored:
             raise VcsError(f"{ignored[0]} is ignored by git (.gitignore); change output_mode, or add it "

@@ -218,6 +218,17 @@ def test_refuses_ignored_output(repo: Path) -> None:
     assert git(repo, "diff", "--cached", "--name-only") == ""
 
 
+def test_paths_are_literal_not_globs(repo: Path) -> None:
+    (repo / "k1.hip").write_text("one\n")
+    git(repo, "add", "k1.hip")
+    git(repo, "commit", "-q", "-m", "k1")
+    (repo / "k1.hip").write_text("someone's edit\n")
+    (repo / "k[1].hip").write_text("hipport\n")
+    c = commit_paths(repo, ["k[1].hip"], "literal")
+    assert git(repo, "show", "--name-only", "--pretty=format:", c).split() == ["k[1].hip"]
+    assert git(repo, "status", "--porcelain").split() == ["M", "k1.hip"]
+
+
 def test_subfolder_root(repo: Path) -> None:
     (repo / "sub").mkdir()
     (repo / "sub" / "k.hip").write_text("k\n")

@@ -30,6 +30,9 @@ RULE_TEXT = {
 @pytest.fixture(autouse=True)
 def fixed_rule_text(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(review, "rule_text", lambda rule: RULE_TEXT.get(rule, ("", "")))
+    # toasts expire after a few seconds: on a loaded machine a snapshot could catch one or not.
+    # The status bar carries the same message.
+    monkeypatch.setattr(ReviewScreen, "notify", lambda self, *a, **k: None)
 
 
 def app_for(project: Path, theme: str, ansi: bool = False) -> PortApp:

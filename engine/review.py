@@ -39,7 +39,7 @@ from .config import Config, ConfigError, load_config
 from .diffrows import Row, build_rows
 from .discover import discover
 from .edits import Edit, EditConflict, apply_edits, find_conflict
-from .fsutil import atomic_write, is_inside
+from .fsutil import WriteError, atomic_write, is_inside
 from .model import Analysis, Finding, FixGroup, FixStyle, Translation
 from .outputs import output_folder_rel, output_path, output_rel
 from .pipeline import dedupe
@@ -176,6 +176,7 @@ class ReviewSession:
         self.root = Path(root)
         self.config = config
         self.autosave = autosave
+        self.save_error: str | None = None  # why the last automatic save failed, if it did
         self._state = state
         self._translate = translate or _default_translate
         self._analyze = analyze or _default_analyze
@@ -578,8 +579,7 @@ class ReviewSession:
         fs.findings = len(fr.findings)
         self._undo.append(_Step(rel, tuple(changes), message))
         self._redo.clear()
-        self._autosave()
-        return Change(rel, tuple(c[0] for c in changes), message)
+        return Change(rel, tuple(c[0] for c in changes), message + self._autosave())
 
     def _set(self, rel: str, changes: Iterable[tuple[str, DecisionRecord | None, DecisionRecord | None]],
              forward: bool) -> None:
@@ -600,8 +600,8 @@ class ReviewSession:
             step = self._undo.pop()
             self._set(step.rel, step.changes, forward=False)
             self._redo.append(step)
-            self._autosave()
-            return Change(step.rel, tuple(c[0] for c in step.changes), f"undid: {step.message}")
+            note = self._autosave()
+            return Change(step.rel, tuple(c[0] for c in step.changes), f"undid: {step.message}{note}")
 
     def redo(self) -> Change | None:
         """Do again what `undo` took back; None when there is nothing to redo."""
@@ -611,8 +611,8 @@ class ReviewSession:
             step = self._redo.pop()
             self._set(step.rel, step.changes, forward=True)
             self._undo.append(step)
-            self._autosave()
-            return Change(step.rel, tuple(c[0] for c in step.changes), f"redid: {step.message}")
+            note = self._autosave()
+            return Change(step.rel, tuple(c[0] for c in step.changes), f"redid: {step.message}{note}")
 
     def can_undo(self) -> bool:
         return bool(self._undo)
@@ -798,8 +798,12 @@ class ReviewSession:
                 if not (mine or current == sha256_bytes(data) or overwrite):
                     raise ReviewError(f"{out_rel} already exists and was not written by hipport (or was edited "
                                       "since); not overwritten")
-            ensure_state_dir(self.root)
             if in_place:
+                try:
+                    ensure_state_dir(self.root)
+                except OSError as e:
+                    raise WriteError(f"{self.root / '.hipport'}: cannot create ({e.strerror or e}); "
+                                     "the original could not be kept, so it was not overwritten") from None
                 copy = original_copy_path(self.root, rel)
                 if sha256_file(copy) != fr.sha256:
                     copy.parent.mkdir(parents=True, exist_ok=True)
@@ -937,10 +941,20 @@ class ReviewSession:
     # ----------------------------------------------------------------------------------- persistence
 
     def save(self) -> None:
-        """Write .hipport/state.json (readable JSON, "version": 1) atomically."""
+        """Write .hipport/state.json (readable JSON, "version": 1) atomically. Raises WriteError."""
         with self._lock:
             save_state(self.root, self._state)
+            self.save_error = None
 
-    def _autosave(self) -> None:
-        if self.autosave:
+    def _autosave(self) -> str:
+        """Save after a change. A failure does not undo the change (it stays in memory): it is kept in
+        `save_error` and returned as a note for the change's message."""
+        if not self.autosave:
+            return ""
+        try:
             save_state(self.root, self._state)
+        except WriteError as e:
+            self.save_error = str(e)
+            return f" (decisions not saved: {e})"
+        self.save_error = None
+        return ""

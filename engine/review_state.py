@@ -25,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .fsutil import atomic_write
+from .fsutil import WriteError, atomic_write
 from .model import FixStyle
 
 STATE_VERSION = 1
@@ -202,9 +202,12 @@ def ensure_state_dir(root: Path) -> Path:
 
 
 def save_state(root: Path, state: State) -> Path:
-    """Write state.json atomically (temp file, fsync, rename). Raises fsutil.WriteError."""
-    ensure_state_dir(root)
+    """Write state.json atomically (temp file, fsync, rename). Raises fsutil.WriteError (one line)."""
     path = state_path(root)
+    try:
+        ensure_state_dir(root)
+    except OSError as e:
+        raise WriteError(f"{path.parent}: cannot create ({e.strerror or e})") from None
     text = json.dumps(dump_state(state), indent=2, sort_keys=False) + "\n"
     atomic_write(path, text.encode("utf-8"))
     return path

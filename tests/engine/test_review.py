@@ -365,6 +365,21 @@ def test_decisions_persist_and_reload(project: Path) -> None:
     assert s2.unwritten() == [REL]
 
 
+def test_unsaveable_state_keeps_the_decision_and_says_so(project: Path) -> None:
+    s = session(project)
+    lane, _, _ = ids(s)
+    assert not (project / ".hipport").exists()  # nothing decided yet: nothing saved
+    (project / ".hipport").write_text("a file where the state folder should be\n")
+    ch = s.decide(REL, lane, Decision.ACCEPTED)
+    assert "decisions not saved" in ch.message and s.save_error
+    assert s.decision(REL, lane) == Decision.ACCEPTED
+    with pytest.raises(WriteError, match="cannot create"):
+        s.save()
+    (project / ".hipport").unlink()
+    assert "not saved" not in s.undo().message  # type: ignore[union-attr]
+    assert s.save_error is None
+
+
 def test_no_autosave_until_save(project: Path) -> None:
     s = session(project, autosave=False)
     _, m1, _ = ids(s)

@@ -95,6 +95,7 @@ class Analyzer:
         self.lane_funcs: set[str] = set()        # device helpers returning a lane id
         self.lane32_funcs: set[str] = set()
         self.macro_lane: set[str] = set()        # macros expanding to a lane id
+        self.macro_keys: set[str] = set()        # macros holding a lane/warp-id finding
         # per-function knowledge (filled per function)
         self.tid: set[str] = set()
         self.gid: set[str] = set()
@@ -240,7 +241,9 @@ class Analyzer:
     def run(self) -> Result:
         self.collect_constants()
         self.collect_lane_helpers()
-        self.device_triggers = DEVICE_TRIGGERS | self.w32_consts.keys() | self.mask_consts.keys()
+        self.macro_ids()
+        self.device_triggers = (DEVICE_TRIGGERS | self.w32_consts.keys() | self.mask_consts.keys()
+                                | self.macro_keys)
         for f in self.funcs:
             if f.device:
                 self.device_function(f)
@@ -564,6 +567,10 @@ class Analyzer:
             # W64-07: per-warp / per-lane shared arrays sized with 32
             if x == "__shared__":
                 self.shared_array(k, a, b, key)
+            # W64-06: unrolled shuffle chain that starts at offset 16
+            if x in ("__shfl_down", "__shfl_xor", "__shfl_down_sync", "__shfl_xor_sync") and self.tx[k + 1] == "(" \
+                    and (k + 1) in self.pairs:
+                self.unrolled_chain(k, a, b, key)
             # W64-13: tiled_partition<32>
             if x in ("tiled_partition", "thread_block_tile") and self.tx[k + 1] == "<" and self.is_int(k + 2, 32) \
                     and self.tx[k + 3] == ">":
@@ -589,6 +596,8 @@ class Analyzer:
             # W64-20 guards
             if x in ("==", "!="):
                 self.guard(k, key)
+            if x in self.macro_keys:
+                self.links.append((key, f"macro:{x}"))
             # W64-08 uses
             if t.kind == ID and x in self.w32_consts:
                 self.links.append((key, f"w32:{x}"))
@@ -757,6 +766,49 @@ class Analyzer:
                          "one slot per lane of a 64-lane wavefront", "sized by the largest warp (64)",
                          f"Per-lane array `{name}[32]` indexed by a lane id overflows on a 64-lane wavefront.",
                          key))
+
+    def unrolled_chain(self, k: int, a: int, b: int, key: str) -> None:
+        args = self.split_args(k + 1)
+        sync = self.tx[k].endswith("_sync")
+        if len(args) != (3 if sync else 2):  # an explicit width means deliberate sub-warp logic
+            return
+        oa, ob = args[-1]
+        if not (ob == oa + 1 and self.is_int(oa, 16)):
+            return
+        # a chain already starting at 32 (or a loop) needs nothing
+        for q in range(a, b):
+            if self.tx[q] in SHFL_CALLS and q != k and self.tx[q + 1] == "(" and (q + 1) in self.pairs:
+                qa = self.split_args(q + 1)
+                if qa and qa[-1][1] == qa[-1][0] + 1 and self.is_int(qa[-1][0], 32):
+                    return
+        s = self.stmt_start(k, a)
+        _, e = self.stmt_bounds(k, a, b)
+        if self.tx[e] != ";" or self.tx[s] in ("for", "if", "while", "return"):
+            return
+        start, end = self.toks[s].start, self.toks[e].end
+        masks = [q for q in range(s, e + 1) if self.toks[q].kind == NUM and int_value(self.tx[q]) == FULL32]
+
+        def copy(mask_text: str) -> str:
+            """The statement with offset 32 and the mask literal widened like the rest of the group."""
+            out = []
+            pos = start
+            for q in sorted([*masks, oa]):
+                out.append(self.text[pos:self.toks[q].start])
+                out.append("32" if q == oa else mask_text)
+                pos = self.toks[q].end
+            out.append(self.text[pos:end])
+            return "".join(out)
+
+        line_start = self.text.rfind("\n", 0, start) + 1
+        indent = self.text[line_start:start] if self.text[line_start:start].strip() == "" else ""
+        nl = "\r\n" if "\r\n" in self.text[:200] else "\n"
+        if masks:
+            self.needs.mask_t = True
+        w = [Edit(start, start, f"{copy('0xffffffffffffffffull')}{nl}{indent}", "W64-06")]
+        p = [Edit(start, start, f"if (warpSize > 32) {copy('(~lane_mask_t{0})')}{nl}{indent}", "W64-06")]
+        self.add(Hit("W64-06", oa, w, p, "add the offset-32 step", "add the offset-32 step when warpSize > 32",
+                     "Unrolled shuffle reduction starting at offset 16 combines only 32 lanes: on a 64-lane "
+                     "wavefront lanes 32-63 never reach lane 0.", key))
 
     def sync_tail(self, k: int, a: int, b: int, key: str) -> None:
         lp = k + 1
@@ -1023,6 +1075,38 @@ class Analyzer:
                 i = end
                 continue
             i += 1
+
+    def macro_ids(self) -> None:
+        """`#define LANE (threadIdx.x & 31)` / `#define WARP_ID (threadIdx.x / 32)`: findings in the macro."""
+        for i in [j for j, x in enumerate(self.tx) if x == "define"]:
+            t = self.toks[i]
+            if t.pp < 0 or i + 1 >= len(self.toks) or self.toks[i + 1].kind != ID:
+                continue
+            name = self.tx[i + 1]
+            body = [k for k in range(i + 2, min(len(self.toks), i + 40)) if self.toks[k].pp == t.pp]
+            if not body:
+                continue
+            ba, bb = body[0], body[-1] + 1
+            key = f"macro:{name}"
+            lit = self.has_lane32(ba, bb)
+            if lit is not None and self.tx[lit] not in self.w32_consts:
+                is31 = self.is_int(lit, 31)
+                if self.add(Hit("W64-01", lit, [self.edit(lit, "63" if is31 else "64", "W64-01")],
+                                [self.edit(lit, "(warpSize - 1)" if is31 else "warpSize", "W64-01")],
+                                "lane = ... % 64", "lane = ... % warpSize",
+                                f"Macro {name} computes a lane id from 32 lanes: lanes 32-63 of a 64-lane "
+                                "wavefront alias lanes 0-31.", key)):
+                    self.macro_keys.add(name)
+            lit = self.warpid32(ba, bb)
+            if lit is not None:
+                five = self.is_int(lit, 5)
+                port = [self.edit(lit - 1, "/ warpSize", "W64-02", lit)] if five else \
+                    [self.edit(lit, "warpSize", "W64-02")]
+                if self.add(Hit("W64-02", lit, [self.edit(lit, "6" if five else "64", "W64-02")], port,
+                                "warp id by 64", "warp id by warpSize",
+                                f"Macro {name} computes a warp id with 32 lanes per warp: a 64-lane wavefront "
+                                "is counted as two warps.", key), claim=[lit - 1, lit] if five else [lit]):
+                    self.macro_keys.add(name)
 
     def file_level(self) -> None:
         # W64-08: warp-size constants

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from warp_samples import REDUCE, UNROLLED
 
 from hipport.engine.edits import apply_edits, find_conflict
 from hipport.engine.model import FixStyle, Severity
@@ -17,14 +18,6 @@ from hipport.engine.warp import WarpOptions, analyze
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "warp"
 FILES = sorted(p for p in CORPUS.glob("*_fire.*"))
 
-REDUCE = """#include <cuda_runtime.h>
-__global__ void k(const float* x, float* out) {
-  float v = x[threadIdx.x];
-  int lane = threadIdx.x % 32;
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
-  if (lane == 0) atomicAdd(out, v);
-}
-"""
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -122,3 +115,25 @@ def test_unchanged_text_without_findings() -> None:
     assert a.findings == () and a.groups == ()
     for style in FixStyle:
         assert fix_edits(a, None, style) == ([], [])
+
+
+def test_unrolled_chain_and_macro_lane_ids_form_one_group() -> None:
+    src = Source.from_text(UNROLLED, "k.cu")
+    a = analyze(src)
+    rules = [f.rule for f in a.findings]
+    assert rules.count("W64-06") == 1 and "W64-01" in rules and "W64-02" in rules
+    assert len(a.groups) == 1
+    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    assert "v += __shfl_down_sync(0xffffffffffffffffull, v, 32);\n  v += __shfl_down_sync(0xffffffffffffffffull, v, 16);" in w
+    assert "#define LANE_ID (threadIdx.x & 63)" in w and "#define WARP_ID (threadIdx.x >> 6)" in w
+    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    assert "if (warpSize > 32) v += __shfl_down_sync((~lane_mask_t{0}), v, 32);" in p
+    assert "#define WARP_ID (threadIdx.x / warpSize)" in p
+
+
+def test_chain_with_explicit_width_or_a_32_step_is_left_alone() -> None:
+    text = UNROLLED.replace("v, 16);", "v, 16, 32);").replace("& 31", "& 7").replace(">> 5", ">> 3")
+    assert [f.rule for f in analyze(Source.from_text(text, "k.cu")).findings if f.rule == "W64-06"] == []
+    text = UNROLLED.replace("  v += __shfl_down_sync(0xffffffff, v, 16);",
+                            "  v += __shfl_down_sync(0xffffffff, v, 32);\n  v += __shfl_down_sync(0xffffffff, v, 16);")
+    assert [f.rule for f in analyze(Source.from_text(text, "k.cu")).findings if f.rule == "W64-06"] == []

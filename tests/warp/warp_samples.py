@@ -1,0 +1,25 @@
+"""Inline CUDA samples shared by the warp tests (also compiled by test_hipcc.py)."""
+
+REDUCE = """#include <cuda_runtime.h>
+__global__ void k(const float* x, float* out) {
+  float v = x[threadIdx.x];
+  int lane = threadIdx.x % 32;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  if (lane == 0) atomicAdd(out, v);
+}
+"""
+UNROLLED = """#include <cuda_runtime.h>
+#define LANE_ID (threadIdx.x & 31)
+#define WARP_ID (threadIdx.x >> 5)
+__global__ void k(const float* x, float* out) {
+  float v = x[threadIdx.x];
+  v += __shfl_down_sync(0xffffffff, v, 16);
+  v += __shfl_down_sync(0xffffffff, v, 8);
+  v += __shfl_down_sync(0xffffffff, v, 4);
+  v += __shfl_down_sync(0xffffffff, v, 2);
+  v += __shfl_down_sync(0xffffffff, v, 1);
+  if (LANE_ID == 0) out[WARP_ID] = v;
+}
+"""
+
+SAMPLES = {"reduce": REDUCE, "unrolled": UNROLLED}

@@ -31,7 +31,7 @@ class FileList(Vertical):
     DEFAULT_CSS = """
     FileList { width: 34; }
     FileList > Input { height: 3; }
-    FileList > OptionList { height: 1fr; }
+    FileList > OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     class Leave(Message):

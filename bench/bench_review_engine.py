@@ -3,7 +3,8 @@
 Prints milliseconds for: open, first load (translate + analyze), first rows, and per key
 `decide` (+ autosave of state.json) + rebuilding rows, `next_finding`, `undo`; and `write`.
 Target: a key well under 50 ms in total (the app adds its own painting).
-Uses the engine's real translator and warp analysis.
+Uses the engine's real translator and warp analysis. Times are CPU time of this process
+(time.process_time), so a busy machine does not inflate them; wall time is printed for the key total.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def make_file(lines: int = 10_000) -> str:
 
 
 def ms(t0: float) -> float:
-    return (time.perf_counter() - t0) * 1000
+    return (time.process_time() - t0) * 1000
 
 
 def main() -> None:
@@ -55,14 +56,14 @@ def main() -> None:
         root = Path(d)
         text = make_file()
         (root / "big.cu").write_text(text)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         s = ReviewSession.open(root)
         print(f"open:                    {ms(t0):8.1f} ms")
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fr = s.load("big.cu")
         print(f"load (translate+analyze): {ms(t0):8.1f} ms  ({text.count(chr(10))} lines, "
               f"{len(fr.translation.edits)} edits, {len(fr.findings)} findings, {len(fr.groups)} groups)")
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         rows = s.rows("big.cu")
         print(f"first rows:              {ms(t0):8.1f} ms  ({len(rows)} rows)")
         fid = s.next_finding("big.cu", None)
@@ -72,18 +73,18 @@ def main() -> None:
         for _ in range(40):
             if fid is None:
                 break
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             s.decide("big.cu", fid, Decision.ACCEPTED)
             decide.append(ms(t0))
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             s.rows("big.cu")
             rebuild.append(ms(t0))
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fid = s.next_finding("big.cu", fid)
             nav.append(ms(t0))
         undo: list[float] = []
         for _ in range(10):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             s.undo()
             s.rows("big.cu")
             undo.append(ms(t0))
@@ -91,9 +92,20 @@ def main() -> None:
                          ("next_finding", nav), ("undo + rows", undo)):
             print(f"{name + ':':25s}{statistics.median(xs):8.2f} ms median, {max(xs):8.2f} ms max")
         key = [a + b + c for a, b, c in zip(decide, rebuild, nav, strict=False)]
+        wall: list[float] = []
+        fid = s.next_finding("big.cu", None)
+        for _ in range(20):
+            if fid is None:
+                break
+            w0 = time.perf_counter()
+            s.decide("big.cu", fid, Decision.REJECTED)
+            s.rows("big.cu")
+            fid = s.next_finding("big.cu", fid)
+            wall.append((time.perf_counter() - w0) * 1000)
+        print(f"{'one n/r key, wall clock:':25s}{statistics.median(wall):8.2f} ms median, {max(wall):8.2f} ms max")
         print(f"{'one a/y key, engine side:':25s}{statistics.median(key):8.2f} ms median, {max(key):8.2f} ms max"
               f"  (target < 50 ms with painting)")
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         s.write("big.cu")
         print(f"write:                   {ms(t0):8.1f} ms")
 

@@ -40,10 +40,13 @@ class _Spans:
         self.starts = [e.start for e in self.edits]
 
     def conflicts(self, e: Edit) -> bool:
-        i = bisect.bisect_left(self.starts, e.end + 1)
-        for j in range(max(0, i - 64), min(len(self.edits), i + 1)):
+        # translation edits do not overlap each other, so their ends grow with their starts:
+        # only the few edits starting before e.end and ending after e.start can touch it
+        j = bisect.bisect_right(self.starts, e.end) - 1
+        while j >= 0 and self.edits[j].end >= e.start:
             if self.edits[j].overlaps(e):
                 return True
+            j -= 1
         return False
 
 

@@ -137,3 +137,19 @@ def test_chain_with_explicit_width_or_a_32_step_is_left_alone() -> None:
     text = UNROLLED.replace("  v += __shfl_down_sync(0xffffffff, v, 16);",
                             "  v += __shfl_down_sync(0xffffffff, v, 32);\n  v += __shfl_down_sync(0xffffffff, v, 16);")
     assert [f.rule for f in analyze(Source.from_text(text, "k.cu")).findings if f.rule == "W64-06"] == []
+
+
+def test_a_fix_that_would_overlap_a_translated_span_is_dropped_and_said() -> None:
+    from hipport.engine.edits import Edit
+    from hipport.engine.model import Translation
+
+    src = Source.from_text(REDUCE, "k.cu")
+    lit = REDUCE.index("0xffffffff")
+    # a translation that (hypothetically) rewrote the whole mask argument
+    tr = Translation(src, (Edit(lit, lit + 10, "FULL", "api"),))
+    a = analyze(src, tr)
+    mask = next(f for f in a.findings if f.rule == "W64-03")
+    assert mask.fixes == () and "overlap a translated span" in mask.message
+    for style in FixStyle:
+        edits, _ = fix_edits(a, None, style)
+        assert find_conflict([*tr.edits, *edits]) is None

@@ -242,19 +242,27 @@ class ReviewSession:
         """Notice files changed on disk: a file with saved decisions becomes STALE; a loaded file without
         decisions is simply translated again when next loaded. Reads only those files."""
         stale: set[str] = set()
+        changed: set[str] = set()
         with self._lock:
             entries = {rel: (fs.sha256, fs.written) for rel, fs in self._state.files.items()
                        if fs.decisions and fs.sha256}
+            outdated = {rel: (fs.sha256, fs.written) for rel, fs in self._state.files.items()
+                        if not fs.decisions and fs.sha256 and fs.written}
             loaded = dict(self._loaded)
-        for rel, (sha, written) in entries.items():
-            disk = sha256_file(self.root / rel)
-            if disk is None or disk == sha:
-                continue
-            if written is not None and written.path == rel and disk == written.sha256:
-                continue  # written in place by hipport
-            stale.add(rel)
+        for group, out in ((entries, stale), (outdated, changed)):
+            for rel, (sha, written) in group.items():
+                disk = sha256_file(self.root / rel)
+                if disk is None or disk == sha:
+                    continue
+                if written is not None and written.path == rel and disk == written.sha256:
+                    continue  # written in place by hipport
+                out.add(rel)
         with self._lock:
             self._disk_stale = stale
+            for rel in changed:  # written before, nothing decided: its output is simply out of date now
+                fs = self._state.files.get(rel)
+                if fs is not None and not fs.decisions:
+                    fs.sha256 = None
             for rel, fr in loaded.items():
                 if rel in stale:
                     if not fr.stale:
@@ -352,8 +360,9 @@ class ReviewSession:
                 self._errors.pop(rel, None)
                 self._loaded[rel] = fr
                 fs = self._state.files.get(rel)
-                if fs is not None and not fr.stale and fs.findings != len(fr.findings):
+                if fs is not None and not fr.stale:
                     fs.findings = len(fr.findings)
+                    fs.sha256 = fr.sha256  # unchanged, or new bytes of a file without decisions
             return fr
 
     def _path(self, rel: str) -> Path:
@@ -375,6 +384,7 @@ class ReviewSession:
             fs = self._state.files.get(rel)
             recorded = fs.sha256 if fs else None
             written = fs.written if fs else None
+            decided = bool(fs and fs.decisions)
         if recorded is None or disk_sha == recorded:
             return src, False
         if written is not None and written.path == rel and disk_sha == written.sha256:
@@ -383,11 +393,10 @@ class ReviewSession:
             try:
                 orig = read_source(copy, lang)
             except SourceError:
-                return src, True
+                return src, decided
             if sha256_bytes(orig.raw or b"") == recorded:
                 return dataclasses.replace(orig, path=path), False
-            return src, True
-        return src, True
+        return src, decided  # without decisions there is nothing to keep: simply the new text
 
     def _options(self) -> tuple[Any, Any]:
         topt: Any = None
@@ -422,6 +431,13 @@ class ReviewSession:
         if clash:
             raise ReviewError(f"{rel}: the translation produced overlapping edits ({EditConflict(*clash)})")
         findings = tuple(sorted(an.findings, key=lambda f: (f.start, f.end, f.id)))
+        if len({f.id for f in findings}) != len(findings):  # ids must be unique for decisions to mean anything
+            seen: dict[str, int] = {}
+            unique = []
+            for f in findings:
+                n = seen[f.id] = seen.get(f.id, 0) + 1
+                unique.append(f if n == 1 else dataclasses.replace(f, id=f"{f.id}#{n}"))
+            findings = tuple(unique)
         groups: dict[str, list[str]] = {}
         for f in findings:
             groups.setdefault(f.group or f.id, []).append(f.id)

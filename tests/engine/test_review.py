@@ -421,6 +421,32 @@ def test_stale_file_keeps_decisions_but_never_applies_them(project: Path) -> Non
     s2.write(REL)
 
 
+def test_changed_file_without_decisions_is_not_stale(project: Path) -> None:
+    s = session(project)
+    s.write("src/util.h")  # written, nothing decided
+    (project / "src" / "util.h").write_text("int add(int a, int b);\nint mul(int, int);\n")
+    s2 = session(project)
+    assert s2.entry("src/util.h").status == FileStatus.TRANSLATED  # known before loading
+    fr = s2.load("src/util.h")
+    assert not fr.stale and "mul" in fr.source.text
+    assert s2.entry("src/util.h").status == FileStatus.TRANSLATED  # the written output is outdated
+    s2.write("src/util.h")
+    assert "mul" in (project / "src" / "util_hip.h").read_text()
+    assert session(project).entry("src/util.h").status == FileStatus.WRITTEN
+
+
+def test_duplicate_finding_ids_are_made_unique(project: Path) -> None:
+    def dup(source: Source, tr: Translation, options: Any) -> Analysis:
+        a = toy_analyze(source, tr, options)
+        f = a.findings[0]
+        twin = Finding(f.id, f.rule, f.severity, f.start + 1, f.end, f.line, f.col, f.message, "twin", ())
+        return Analysis(source, (*a.findings, twin), a.groups)
+
+    s = ReviewSession.open(project, translate=toy_translate, analyze=dup, autosave=False)
+    ids_ = [f.id for f in s.load(REL).findings]
+    assert len(set(ids_)) == len(ids_) == 4 and any(i.endswith("#2") for i in ids_)
+
+
 def test_resolve_stale_without_keeping(project: Path) -> None:
     s = session(project)
     lane, _, _ = ids(s)

@@ -28,10 +28,14 @@ def add_warp_options(p: argparse.ArgumentParser, fixes: bool) -> None:
 def warp_settings(args: argparse.Namespace, rocm: tuple[int, int]) -> tuple[Any, Any, Any]:
     """(fixes, style, WarpOptions) for pipeline.port from the parsed options."""
     from hipport.engine.model import FixStyle
+
+    raw = getattr(args, "fixes", "none")
+    if raw == "none" and not args.archs and not getattr(args, "warp", False) \
+            and getattr(args, "format", "") != "sarif":
+        return "none", FixStyle(args.fix_style), None  # keep a plain convert free of the warp imports
     from hipport.engine.warp import WarpOptions
     from hipport.engine.warp.rules import RULES
 
-    raw = getattr(args, "fixes", "none")
     fixes: Any
     if raw in ("none", "all"):
         fixes = raw

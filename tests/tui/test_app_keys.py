@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import git, make_project, open_session
+from apptest import git, make_project, open_session
 from textual.widgets import Checkbox, OptionList
 
 from hipport.engine.config import Config

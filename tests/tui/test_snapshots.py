@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import open_session
+from apptest import open_session
 
 from hipport.tui.app import PortApp
 from hipport.tui.screens import review

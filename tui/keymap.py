@@ -51,6 +51,7 @@ REVIEW_KEYS: tuple[Key, ...] = (
     Key("nav.prev_any", "K", "prev_any", "Previous finding (any state)", "Navigate"),
     Key("nav.next_file", "}", "next_file", "Next file", "Navigate", True, "}", FILES),
     Key("nav.prev_file", "{", "prev_file", "Previous file", "Navigate", True, "{", FILES),
+    Key("view.rule_help", "enter", "rule_help", "Full help page of the finding's rule", "View"),
     Key("view.fold", "space", "toggle_fold", "Fold / unfold unchanged lines", "View"),
     Key("view.filter", "slash", "filter_files", "Filter the file list", "View"),
     Key("view.output", "o", "cycle_output", "Cycle output mode (in place / sibling / folder)", "View"),

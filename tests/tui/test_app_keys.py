@@ -593,3 +593,43 @@ async def test_build_key_compiles_the_written_hip_file_with_hipcc(project: Path)
         assert "--offload-arch=gfx90a" in out
         assert "Build and run finished" in screen.last_message, out[-3000:]
         assert (project / "build" / "gemm").exists()
+
+
+async def test_enter_opens_the_rules_help_page(project: Path) -> None:
+    from hipport.engine.warp.rules import RULES
+    from hipport.tui.screens.rule_help import RuleHelpScreen
+
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("j", "j", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RuleHelpScreen)
+        assert app.screen.rule_id == "W64-01"
+        assert app.screen.markdown == RULES["W64-01"].help_markdown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_commit_refused_during_a_merge(project: Path) -> None:
+    git(project, "checkout", "-q", "-b", "other")
+    (project / "notes.txt").write_text("theirs\n")
+    git(project, "add", "notes.txt")
+    git(project, "commit", "-q", "-m", "other notes")
+    git(project, "checkout", "-q", "main")
+    (project / "notes.txt").write_text("ours\n")
+    git(project, "add", "notes.txt")
+    git(project, "commit", "-q", "-m", "our notes")
+    subprocess.run(["git", "merge", "-q", "other"], cwd=project, capture_output=True)  # conflicts
+    assert (project / ".git" / "MERGE_HEAD").exists()
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y", "w", "c")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Not committed" in screen.last_message and "merge" in screen.last_message
+    assert git(project, "log", "-1", "--format=%s").strip() == "our notes"

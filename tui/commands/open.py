@@ -36,7 +36,9 @@ def open_app(root: Path, *, theme: str | None = None, fresh: bool = False) -> in
         config = load_config(root)
         session = ReviewSession.open(root, config, fresh=fresh)
     except StateError as e:
-        raise CliError(f"{e} (hipport --fresh {root} starts over)") from None
+        import shlex
+
+        raise CliError(f"{e} (`hipport open --fresh {shlex.quote(str(root))}` starts over)") from None
     except (ConfigError, ReviewError) as e:
         raise CliError(str(e)) from None
     except OSError as e:

@@ -453,6 +453,19 @@ class ReviewScreen(Screen[None]):
                 return
         self.repaint()
 
+    def action_rule_help(self) -> None:
+        fid = self._need_finding()
+        if fid is None or self.rel is None:
+            return
+        rule_id = self.session.load(self.rel).by_id[fid].rule
+        page = rule_help(rule_id)
+        if not page:
+            self.say(f"No help page for {rule_id}.", "warning")
+            return
+        from .rule_help import RuleHelpScreen
+
+        self.app.push_screen(RuleHelpScreen(rule_id, page))
+
     def action_filter_files(self) -> None:
         self.query_one("#file-filter", Input).focus()
 
@@ -755,6 +768,16 @@ def rule_text(rule_id: str) -> tuple[str, str]:
     if rule is None:
         return "", ""
     return str(getattr(rule, "title", "")), str(getattr(rule, "explanation", ""))
+
+
+def rule_help(rule_id: str) -> str:
+    """The rule's help page (Markdown) from the engine's catalog; "" when there is none."""
+    try:
+        from hipport.engine.warp.rules import RULES
+    except ImportError:
+        return ""
+    rule = RULES.get(rule_id)
+    return str(getattr(rule, "help_markdown", "") or "") if rule is not None else ""
 
 
 def branch_name(root: Path) -> str:

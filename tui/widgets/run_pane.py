@@ -31,7 +31,7 @@ class Step:
     label: str
     argv: Sequence[str]
     cwd: Path
-    env: dict[str, str] | None = None
+    env: dict[str, str] | None = None  # the full environment (None: hipport's own)
     timeout: float | None = None
 
 
@@ -112,8 +112,9 @@ class RunPane(Vertical):
     async def _run_step(self, step: Step) -> int:
         from hipport.engine.toolchain.runner import Exited, RunnerError, stream
 
-        env = dict(os.environ)
-        env.update(step.env or {})
+        # a planned step carries the FULL environment (the plan removed ROCR_VISIBLE_DEVICES & co. so the
+        # chosen index means one GPU): use it as it is, never merged back over os.environ
+        env = dict(step.env) if step.env is not None else dict(os.environ)
         code: int | None = None
         try:
             # cancelling this worker closes the stream, which kills the whole process group

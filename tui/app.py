@@ -141,12 +141,17 @@ class PortApp(App[int]):
 
 
 def first_file(session: Any) -> str | None:
-    """The file the app opens first: the first with findings or a stale review, else the first."""
+    """The file the app opens first: the first with findings or a stale review (known from saved
+    state), else the first CUDA file, else the first file that is not known to fail."""
     entries = session.files()
     for e in entries:
         if e.status.value in ("has-findings", "stale"):
             return str(e.rel)
-    return str(entries[0].rel) if entries else None
+    usable = [e for e in entries if e.status.value != "error"] or entries
+    for e in usable:
+        if e.language.value == "cuda":
+            return str(e.rel)
+    return str(usable[0].rel) if usable else None
 
 
 def theme_names() -> list[str]:

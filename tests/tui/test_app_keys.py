@@ -633,3 +633,22 @@ async def test_commit_refused_during_a_merge(project: Path) -> None:
         await pilot.pause()
         assert "Not committed" in screen.last_message and "merge" in screen.last_message
     assert git(project, "log", "-1", "--format=%s").strip() == "our notes"
+
+
+async def test_a_file_that_cannot_be_read_is_shown_as_such(project: Path) -> None:
+    (project / "blob.cu").write_bytes(b"\x00\x01\x02binary\x00" * 50)
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.open_file("blob.cu")
+        await ready(pilot)
+        assert screen.failed is not None
+        assert "cannot be reviewed" in str(screen.query_one("#diff-title").render())
+        await pilot.press("y", "space", "s", "w", "o", "j")  # none of these may crash
+        assert app.is_running and screen.failed is not None
+        assert screen.session.entry("blob.cu").status == FileStatus.ERROR
+        item = next(it for it in screen.file_list.items if it.rel == "blob.cu")
+        assert item.symbol == "✗"
+        await pilot.press("left_curly_bracket")
+        await ready(pilot)
+        assert screen.rel == "util.cuh" and screen.failed is None

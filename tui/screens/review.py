@@ -86,6 +86,7 @@ class ReviewScreen(Screen[None]):
         self.diagnostics: list[Any] = []       # compiler diagnostics of the last run
         self.diagnostic_index = -1
         self.pending_line: int | None = None   # HIP line to put the cursor on once the file is shown
+        self.failed: str | None = None         # why the open file cannot be reviewed
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -136,6 +137,7 @@ class ReviewScreen(Screen[None]):
         self.rel = rel
         self.current = None
         self.expanded = set()
+        self.failed = None
         if self.session.is_loaded(rel):
             self.show_file(rel)
         else:
@@ -151,7 +153,10 @@ class ReviewScreen(Screen[None]):
         except ReviewError as e:
             if self.rel == rel:
                 self.loading = None
-                self.query_one("#diff-title", Static).update(f"{rel}: cannot be reviewed")
+                self.failed = str(e)
+                self.diff.set_rows([], language="text")
+                self.diff.set_marks({}, None)
+                self.query_one("#diff-title", Static).update(f"✗ {rel}: cannot be reviewed")
                 self.panel.show(None, str(e))
                 self.refresh_files()
             return
@@ -174,7 +179,7 @@ class ReviewScreen(Screen[None]):
     # ---- repainting from the session ----------------------------------------------------------
     def repaint(self, keep_cursor: bool = True) -> None:
         rel = self.rel
-        if rel is None or self.loading is not None:
+        if rel is None or self.loading is not None or self.failed is not None:
             return
         fr = self.session.load(rel)
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
@@ -199,12 +204,12 @@ class ReviewScreen(Screen[None]):
         return GutterMarks(self.session, rel, fr.by_id, stale)
 
     def refresh_marks(self) -> None:
-        if self.rel is not None and self.loading is None:
+        if self.rel is not None and self.loading is None and self.failed is None:
             self.diff.set_marks(self.marks(), self.current)
 
     def refresh_panel(self) -> None:
         rel = self.rel
-        if rel is None or self.loading is not None:
+        if rel is None or self.loading is not None or self.failed is not None:
             return
         fr = self.session.load(rel)
         if self.current is None or self.current not in fr.by_id:
@@ -289,6 +294,9 @@ class ReviewScreen(Screen[None]):
     def _ready(self) -> bool:
         if self.rel is None or self.loading is not None:
             self.say("Still loading this file.", "warning")
+            return False
+        if self.failed is not None:
+            self.say(self.failed, "error")
             return False
         return True
 

@@ -100,9 +100,14 @@ class PortApp(App[int]):
         # custom variables must exist for every theme (built-in ones too), derived from its colours
         return with_diff_variables(super().get_css_variables())
 
+    def watch_theme(self, theme: str) -> None:
+        # the terminal's own 16 colours cannot blend a tinted cursor row: ansi themes reverse it
+        self.set_class(self.current_theme.ansi, "-ansi")
+
     def on_mount(self) -> None:
         from .screens.review import ReviewScreen
 
+        self.set_class(self.current_theme.ansi, "-ansi")
         if self.keymap_overrides:
             bad = unknown_ids(self.keymap_overrides)
             if bad:

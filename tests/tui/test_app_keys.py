@@ -652,3 +652,18 @@ async def test_a_file_that_cannot_be_read_is_shown_as_such(project: Path) -> Non
         await pilot.press("left_curly_bracket")
         await ready(pilot)
         assert screen.rel == "util.cuh" and screen.failed is None
+
+
+async def test_sixteen_colour_cursor_row_is_reversed_not_tinted(project: Path) -> None:
+    app = PortApp(open_session(project), theme="ansi-dark", ansi_color=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        dv = screen.query_one(DiffView)
+        cursor = list(dv.render_line(dv.cursor - int(dv.scroll_y)))
+        other = list(dv.render_line(dv.cursor - int(dv.scroll_y) + 1))
+        assert all(seg.style is not None and seg.style.reverse for seg in cursor if seg.text.strip())
+        assert not any(seg.style is not None and seg.style.reverse for seg in other)
+        await pilot.press("t")  # to ansi-light: still reversed
+        await pilot.pause()
+        cursor = list(dv.render_line(dv.cursor - int(dv.scroll_y)))
+        assert all(seg.style is not None and seg.style.reverse for seg in cursor if seg.text.strip())

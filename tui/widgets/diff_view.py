@@ -15,6 +15,7 @@ from operator import attrgetter
 from typing import Any, ClassVar
 
 from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -261,8 +262,10 @@ class DiffView(ScrollView, can_focus=True):
         style = self._style_cache.get(key)
         if style is None:
             full = self.get_visual_style(name)
+            # get_visual_style drops `reverse`; read it from the component's own text-style
+            reverse = bool(self.get_component_styles(name).text_style.reverse) or None
             style = Style(background=full.background, bold=full.bold, underline=full.underline,
-                          reverse=full.reverse)
+                          reverse=reverse)
             self._style_cache[key] = style
         return style
 
@@ -308,7 +311,10 @@ class DiffView(ScrollView, can_focus=True):
             if at_cursor:
                 style = style + self._background_only("diff--cursor")
             text = Content(label).truncate(width, pad=True)
-            return Strip(self._segments(text, style), width)
+            fold = self._segments(text, style)
+            if at_cursor and self._background_only("diff--cursor").reverse:
+                fold = list(Segment.apply_style(fold, post_style=RichStyle(reverse=True)))
+            return Strip(fold, width)
 
         changed = row.kind == "change"
         mark = self._mark_for(finding_ids)
@@ -351,6 +357,9 @@ class DiffView(ScrollView, can_focus=True):
                 segments.extend(self._segments(content, row_style))
             if side == "old":
                 segments.append(Segment(SEPARATOR, self._style("diff--separator").rich_style))
+        if at_cursor and self._background_only("diff--cursor").reverse:
+            # 16-colour themes mark the cursor row by reversing it, over every span's own style
+            segments = list(Segment.apply_style(segments, post_style=RichStyle(reverse=True)))
         return Strip(segments).adjust_cell_length(width, self.rich_style)
 
     def _mark_for(self, finding_ids: tuple[str, ...]) -> Mark | None:

@@ -65,7 +65,7 @@ def handle(args: argparse.Namespace) -> int:
     wants_torch = path.suffix == ".py" or (path.is_dir() and not any(
         (path / n).exists() for n in ("Makefile", "makefile", "CMakeLists.txt")
     ) and any(path.glob("*.py")) and not any(path.glob("*.cu")))
-    detection = detect_mod.detect(torch=wants_torch)
+    detection = detect_mod.detect(torch=wants_torch, python=str(cfg["python"]) if cfg.get("python") else None)
     out = sys.stderr if args.json else sys.stdout
 
     if args.list_devices:

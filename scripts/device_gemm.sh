@@ -42,6 +42,12 @@ CMB=$(mktemp -d)
 step cmake_cuda bash -c "cmake -S examples/gemm -B $CMB -DGEMM_LANG=CUDA -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build $CMB -j 8 && $CMB/gemm 1024 --repeats 10"
 (cd examples/gemm && step torch_4096 python3 matmul_cuda.py --size 4096 --repeats 20 --warmup 3)
 (cd examples/gemm && step torch_1024 python3 matmul_cuda.py --size 1024 --repeats 50 --warmup 5)
+# optional: the engine's Python ports (portable and wave64 fixes), carried in .devin/ (not committed),
+# their extension include switched back to cuda_runtime.h so they compile on NVIDIA
+if [ -d .devin ]; then
+    step port_portable python3 .devin/matmul_hip_portable.py --size 4096 --repeats 20 --warmup 3
+    step port_wave64 python3 .devin/matmul_hip_wave64.py --size 1024 --repeats 10 --warmup 2
+fi
 
 # hipport, staged on PYTHONPATH: hipport.engine -> engine/, hipport.tui -> tui/, ...
 STAGE=$(mktemp -d)
@@ -56,7 +62,7 @@ step hipport_run_torch python3 -m hipport.tui.cli run --json --baseline "$WORK/g
 
 echo
 echo "== results (JSON lines) =="
-for f in gemm_4096_a gemm_4096_b gemm_1024 cmake_cuda torch_4096 torch_1024; do
+for f in gemm_4096_a gemm_4096_b gemm_1024 cmake_cuda torch_4096 torch_1024 port_portable port_wave64; do
     echo "-- $f"; grep '^{' "$OUT/$f.log" 2>/dev/null | sed 's/"checksum_rel_err[^,]*, //; s/"reference[^,]*, //'
 done
 echo "-- hipport run --baseline (gemm): status"; grep -m1 '"status"' "$OUT/hipport_run_gemm.log"

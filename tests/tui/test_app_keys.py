@@ -456,7 +456,7 @@ async def test_filter_and_pick_a_file(project: Path) -> None:
         await pilot.press("slash")
         await pilot.press(*"utl")
         await pilot.pause()
-        assert [it.rel for it in screen.file_list.visible()] == ["util.cuh"]
+        assert [it.rel for it in screen.file_list.shown_items()] == ["util.cuh"]
         await pilot.press("escape")  # back to the diff: keys decide again
         assert isinstance(app.focused, DiffView)
         await pilot.press("slash", "enter")

@@ -77,7 +77,7 @@ class ReviewScreen(Screen[None]):
         self.current: str | None = None    # finding id under review
         self.expanded: set[int] = set()    # fold rows the person opened (their first old line)
         self.context = 3
-        self.loading: str | None = None
+        self.loading_rel: str | None = None
         self.last_message = ""
         self.painted_at: float | None = None  # monotonic time of the first painted diff (bench)
         self.branch: str | None = None         # cached: asking git on every key would cost ms
@@ -132,7 +132,7 @@ class ReviewScreen(Screen[None]):
 
     # ---- opening files -----------------------------------------------------------------------
     def open_file(self, rel: str) -> None:
-        if rel == self.rel and self.loading is None and self.session.is_loaded(rel):
+        if rel == self.rel and self.loading_rel is None and self.session.is_loaded(rel):
             return
         self.rel = rel
         self.current = None
@@ -141,7 +141,7 @@ class ReviewScreen(Screen[None]):
         if self.session.is_loaded(rel):
             self.show_file(rel)
         else:
-            self.loading = rel
+            self.loading_rel = rel
             self.query_one("#diff-title", Static).update(f"{rel}: translating and analysing …")
             self.load_file(rel)
         self.refresh_files()
@@ -152,7 +152,7 @@ class ReviewScreen(Screen[None]):
             await asyncio.to_thread(self.session.load, rel)
         except ReviewError as e:
             if self.rel == rel:
-                self.loading = None
+                self.loading_rel = None
                 self.failed = str(e)
                 self.diff.set_rows([], language="text")
                 self.diff.set_marks({}, None)
@@ -161,12 +161,12 @@ class ReviewScreen(Screen[None]):
                 self.refresh_files()
             return
         if self.rel == rel:
-            self.loading = None
+            self.loading_rel = None
             self.show_file(rel)
 
     def show_file(self, rel: str) -> None:
         fr = self.session.load(rel)
-        self.loading = None
+        self.loading_rel = None
         self.current = self.session.next_finding(rel, None, 1, True) or (
             fr.findings[0].id if fr.findings else None
         )
@@ -179,7 +179,7 @@ class ReviewScreen(Screen[None]):
     # ---- repainting from the session ----------------------------------------------------------
     def repaint(self, keep_cursor: bool = True) -> None:
         rel = self.rel
-        if rel is None or self.loading is not None or self.failed is not None:
+        if rel is None or self.loading_rel is not None or self.failed is not None:
             return
         fr = self.session.load(rel)
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
@@ -204,12 +204,12 @@ class ReviewScreen(Screen[None]):
         return GutterMarks(self.session, rel, fr.by_id, stale)
 
     def refresh_marks(self) -> None:
-        if self.rel is not None and self.loading is None and self.failed is None:
+        if self.rel is not None and self.loading_rel is None and self.failed is None:
             self.diff.set_marks(self.marks(), self.current)
 
     def refresh_panel(self) -> None:
         rel = self.rel
-        if rel is None or self.loading is not None or self.failed is not None:
+        if rel is None or self.loading_rel is not None or self.failed is not None:
             return
         fr = self.session.load(rel)
         if self.current is None or self.current not in fr.by_id:
@@ -292,7 +292,7 @@ class ReviewScreen(Screen[None]):
 
     # ---- deciding ----------------------------------------------------------------------------
     def _ready(self) -> bool:
-        if self.rel is None or self.loading is not None:
+        if self.rel is None or self.loading_rel is not None:
             self.say("Still loading this file.", "warning")
             return False
         if self.failed is not None:
@@ -432,7 +432,7 @@ class ReviewScreen(Screen[None]):
         self._move(-1, False)
 
     def _file_step(self, step: int) -> None:
-        rels = [it.rel for it in self.file_list.visible()] or [e.rel for e in self.session.files()]
+        rels = [it.rel for it in self.file_list.shown_items()] or [e.rel for e in self.session.files()]
         if not rels:
             return
         i = rels.index(self.rel) if self.rel in rels else -1
@@ -487,7 +487,7 @@ class ReviewScreen(Screen[None]):
             self.say(str(e), "error")
             return
         self.say(f"Output mode: {mode} (this session; set output_mode in config to keep it)")
-        if self.rel is not None and self.loading is None:
+        if self.rel is not None and self.loading_rel is None:
             self.repaint()
 
     def action_write(self) -> None:
@@ -556,7 +556,7 @@ class ReviewScreen(Screen[None]):
     def _committed(self, sha: str, branch: str | None) -> None:
         self.branch = where = branch_name(self.session.root)
         self.say(f"Committed {sha[:10]} on {where}")
-        if self.rel is not None and self.loading is None:
+        if self.rel is not None and self.loading_rel is None:
             self.repaint()
 
     def action_resolve_stale(self) -> None:
@@ -688,7 +688,7 @@ class ReviewScreen(Screen[None]):
         return None
 
     def _goto_pending_line(self) -> None:
-        if self.pending_line is None or self.loading is not None:
+        if self.pending_line is None or self.loading_rel is not None:
             return
         line, self.pending_line = self.pending_line, None
         for i, row in enumerate(self.diff.rows):

@@ -64,7 +64,7 @@ class FileList(Vertical):
         self.current = current
         self._rebuild()
 
-    def visible(self) -> list[FileItem]:
+    def shown_items(self) -> list[FileItem]:
         if not self.query_text:
             return list(self.items)
         matcher = Matcher(self.query_text)
@@ -83,7 +83,7 @@ class FileList(Vertical):
 
     def _rebuild(self) -> None:
         options = self.options
-        shown = self.visible()
+        shown = self.shown_items()
         options.set_options(Option(self._label(it), id=it.rel) for it in shown)
         for i, it in enumerate(shown):
             if it.rel == self.current:
@@ -102,7 +102,7 @@ class FileList(Vertical):
 
     @on(Input.Submitted, "#file-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
-        shown = self.visible()
+        shown = self.shown_items()
         if shown:
             self.post_message(self.FileChosen(shown[0].rel))
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -80,7 +81,7 @@ class FindingPanel(VerticalScroll):
         super().__init__(id=id)
         self.data: PanelData | None = None
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(id="finding-body")
 
     def show(self, data: PanelData | None, empty_message: str = "No warp findings in this file.") -> None:

@@ -127,8 +127,6 @@ class ReviewScreen(Screen[None]):
         else:
             self.panel.show(None, "No CUDA, C++ or Python files in this project.")
         self.refresh_status()
-        # the first layout pass hides and re-shows the screen's widgets, which drops focus: take it back
-        self.call_after_refresh(self.diff.focus)
 
     # ---- opening files -----------------------------------------------------------------------
     def open_file(self, rel: str) -> None:

@@ -170,16 +170,6 @@ class DiffView(ScrollView, can_focus=True):
             row, self._pending_centre = self._pending_centre, None
             self._centre(row)
 
-    def _on_hide(self, event: events.Hide) -> None:
-        # Textual blurs a widget on Hide; a re-layout after switching files sends one even though the
-        # diff stays on screen, which would hand the keys to the filter box. The diff is always laid
-        # out, so keep focus (scrollbars still get the event).
-        event.prevent_default()
-        if self.show_horizontal_scrollbar:
-            self.horizontal_scrollbar.post_message(event)
-        if self.show_vertical_scrollbar:
-            self.vertical_scrollbar.post_message(event)
-
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strip_cache.clear()

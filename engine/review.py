@@ -50,6 +50,7 @@ from .review_state import (
     State,
     StateError,
     WrittenRecord,
+    check_inside_state_dir,
     ensure_state_dir,
     load_state,
     original_copy_path,
@@ -822,7 +823,9 @@ class ReviewSession:
                                      "the original could not be kept, so it was not overwritten") from None
                 copy = original_copy_path(self.root, rel)
                 if sha256_file(copy) != fr.sha256:
+                    check_inside_state_dir(self.root, copy)
                     copy.parent.mkdir(parents=True, exist_ok=True)
+                    check_inside_state_dir(self.root, copy)
                     atomic_write(copy, fr.source.raw or fr.source.encode(fr.source.text))
             out.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(out, data)

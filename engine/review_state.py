@@ -25,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .fsutil import WriteError, atomic_write
+from .fsutil import WriteError, atomic_write, is_inside
 from .model import FixStyle
 
 STATE_VERSION = 1
@@ -191,9 +191,17 @@ def dump_state(state: State) -> dict[str, Any]:
     return {"version": STATE_VERSION, "files": files}
 
 
+def check_state_dir(root: Path) -> Path:
+    """.hipport/ of `root`; WriteError if it is a link or leads out of the project (never write through)."""
+    d = Path(root) / STATE_DIR
+    if d.is_symlink() or (d.exists() and not is_inside(d, root)):
+        raise WriteError(f"{d} is a link; hipport writes its state only inside the project (remove the link)")
+    return d
+
+
 def ensure_state_dir(root: Path) -> Path:
     """Create .hipport/ with a .gitignore of `*`, so git never sees hipport's bookkeeping."""
-    d = Path(root) / STATE_DIR
+    d = check_state_dir(root)
     d.mkdir(exist_ok=True)
     ignore = d / ".gitignore"
     if not ignore.exists():
@@ -216,6 +224,7 @@ def save_state(root: Path, state: State) -> Path:
 def quarantine(root: Path) -> Path | None:
     """Move an unusable state.json aside as state.json.bad-<time>; return the new path (None if absent)."""
     path = state_path(root)
+    check_state_dir(root)
     if not path.exists():
         return None
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -231,3 +240,10 @@ def quarantine(root: Path) -> Path | None:
 def original_copy_path(root: Path, rel: str) -> Path:
     """Where the original of a file written in place is kept."""
     return Path(root) / STATE_DIR / "originals" / rel
+
+
+def check_inside_state_dir(root: Path, path: Path) -> None:
+    """WriteError unless `path` (links resolved) lies inside the project's own .hipport/."""
+    d = check_state_dir(root)
+    if not is_inside(path, d):  # resolves links on the way, also for a path that does not exist yet
+        raise WriteError(f"{path} leads out of {d}; not written")

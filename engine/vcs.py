@@ -174,12 +174,12 @@ def commit_paths(
     # paths are file names, never globs: `a[1].hip` must not also match `a1.hip`
     with repo, repo.git.custom_environment(GIT_LITERAL_PATHSPECS="1"):
         workdir = Path(str(repo.working_tree_dir)).resolve()
-        if repo.head.is_detached:
-            raise VcsError("HEAD is detached; check out a branch before committing")
-        merging, rebasing, picking = _git_state(repo)
+        merging, rebasing, picking = _git_state(repo)  # first: a stopped rebase also detaches HEAD
         if merging or rebasing or picking:
             what = "a merge" if merging else "a rebase" if rebasing else "a cherry-pick or revert"
             raise VcsError(f"{what} is in progress; finish or abort it before committing")
+        if repo.head.is_detached:
+            raise VcsError("HEAD is detached; check out a branch before committing")
         rels: list[str] = []
         for p in paths:
             full = (root / p).resolve()

@@ -380,6 +380,31 @@ def test_unsaveable_state_keeps_the_decision_and_says_so(project: Path) -> None:
     assert s.save_error is None
 
 
+def test_state_folder_linked_out_of_the_project_is_never_written_through(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / ".hipport").symlink_to(outside)
+    s = session(project, Config(output_mode="in-place"))
+    lane, _, _ = ids(s)
+    ch = s.decide(REL, lane, Decision.ACCEPTED)
+    assert "decisions not saved" in ch.message and "is a link" in ch.message
+    with pytest.raises(WriteError, match="is a link"):
+        s.write(REL)  # in place needs the original kept under .hipport: refused, original untouched
+    assert (project / REL).read_text() == GEMM
+    assert list(outside.iterdir()) == []
+
+
+def test_originals_folder_linked_out_is_refused(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside2"
+    outside.mkdir()
+    (project / ".hipport").mkdir()
+    (project / ".hipport" / "originals").symlink_to(outside)
+    s = session(project, Config(output_mode="in-place"))
+    with pytest.raises(WriteError, match="leads out of"):
+        s.write(REL)
+    assert list(outside.iterdir()) == [] and (project / REL).read_text() == GEMM
+
+
 def test_no_autosave_until_save(project: Path) -> None:
     s = session(project, autosave=False)
     _, m1, _ = ids(s)

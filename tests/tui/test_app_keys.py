@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from apptest import git, make_project, open_session
-from textual.widgets import Checkbox, OptionList
+from textual.widgets import Checkbox, OptionList, TextArea
 
 from hipport.engine.config import Config
 from hipport.engine.review import Decision, FileStatus
@@ -266,12 +266,14 @@ async def test_commit_on_a_new_hipport_branch(project: Path) -> None:
         dialog = app.screen
         assert isinstance(dialog, CommitScreen)
         dialog.query_one("#new-branch", Checkbox).value = True
+        dialog.query_one("#commit-message", TextArea).text = "Port gemm to HIP (edited)\n\nby hand"
         await pilot.pause()
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "hipport/port" in screen.last_message
     assert git(project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "hipport/port"
+    assert git(project, "log", "-1", "--format=%B").strip() == "Port gemm to HIP (edited)\n\nby hand"
     assert git(project, "log", "--format=%s", "-n", "1", "main").strip() == "initial CUDA"
 
 

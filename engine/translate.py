@@ -375,8 +375,8 @@ def translate_text(
         out.edits, failed = rewrite_calls(toks, calls, out.edits, base)
         for c in failed:
             rep(ReportKind.MANUAL, c.name, starts[c.name_i], ends[c.name_i],
-                f"{c.name}: its HIP counterpart takes other arguments, and this call's arguments do not "
-                "have the expected count; adjust them by hand")
+                f"{c.name}: its HIP/ROC counterpart takes other arguments that hipport does not fill in "
+                "here (unexpected argument count, or a value only the caller knows); adjust them by hand")
 
     # includes
     from .includes import include_edits, runtime_insertion

@@ -54,7 +54,7 @@ def rewrite_calls(toks: Tokens, calls: Sequence[Call], edits: list[Edit], base: 
     todo.sort(key=lambda t: t[0])  # inner calls first: an outer reorder absorbs their edits
     for _size, c, close, args in todo:
         n = len(args)
-        ok = all((k <= n if kind == "add" else k < n) for kind, k, _ in c.ops)
+        ok = all((k <= n if kind == "add" else k < n) and kind != "manual" for kind, k, _ in c.ops)
         ok = ok and all(v[0] <= n and k + v[1] <= n for kind, k, v in c.ops if kind == "move" and isinstance(v, tuple))
         if not ok:
             failed.append(c)

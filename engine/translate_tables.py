@@ -49,6 +49,7 @@ INCLUDE_GUARDS: dict[str, str] = {
 #   "replace"  replace argument `index` with `value`
 #   "wrap"     wrap argument `index` as value(...)  (HIP_SYMBOL, reinterpret_cast<size_t*>)
 #   "move"     move `count` arguments starting at `index` to before original argument `to`
+#   "manual"   not rewritten: the call is reported for a person
 # Indices always name the ORIGINAL arguments. `when`: "any", or "roc" (only with --roc: the
 # rocSPARSE/MIOpen signatures; hipSPARSE/hipDNN keep CUDA's argument lists).
 ArgOp = tuple[str, int, str | tuple[int, int]]
@@ -126,6 +127,11 @@ ARG_REWRITES: dict[str, tuple[str, tuple[ArgOp, ...]]] = {
     **_zcds("cusparse{}csrgemm2", "roc", ("add", 1, "rocsparse_operation_none, rocsparse_operation_none")),
     **_zcds("cusparse{}csrilu02_bufferSize", "roc", ("wrap", 8, _SIZE_T)),
     **_zcds("cusparse{}bsrilu02_bufferSize", "roc", ("wrap", 10, _SIZE_T)),
+    # rocSPARSE adds a variable argument here (hipify's e_add_var_argument): left to a person
+    **_zcds("cusparse{}gpsvInterleavedBatch", "roc", ("manual", 0, "")),
+    **_zcds("cusparse{}gpsvInterleavedBatch_bufferSizeExt", "roc", ("manual", 0, "")),
+    **_zcds("cusparse{}gtsvInterleavedBatch", "roc", ("manual", 0, "")),
+    **_zcds("cusparse{}gtsvInterleavedBatch_bufferSizeExt", "roc", ("manual", 0, "")),
     "cusparseCsr2cscEx2_bufferSize": ("roc", tuple(("remove", k, "") for k in (4, 7, 8, 9, 10, 12, 13))),
     "cusparseSparseToDense": ("roc", (("add", 4, "nullptr"),)),
     "cusparseSparseToDense_bufferSize": ("roc", (("add", 5, "nullptr"),)),

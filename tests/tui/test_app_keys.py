@@ -669,3 +669,28 @@ async def test_sixteen_colour_cursor_row_is_reversed_not_tinted(project: Path) -
         await pilot.pause()
         cursor = list(dv.render_line(dv.cursor - int(dv.scroll_y)))
         assert all(seg.style is not None and seg.style.reverse for seg in cursor if seg.text.strip())
+
+
+async def test_a_partly_accepted_group_from_saved_state_is_shown_held(project: Path) -> None:
+    import json
+
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("y")  # the whole mask group
+    state_file = project / ".hipport" / "state.json"
+    state = json.loads(state_file.read_text())
+    del state["files"]["gemm.cu"]["decisions"][GROUP[1]]  # as if saved by an analysis without it
+    state_file.write_text(json.dumps(state))
+    app2 = make_app(project)
+    async with app2.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        assert s.held("gemm.cu")
+        assert "0xffffffffffffffffull" not in s.result_text("gemm.cu")  # never half-applied
+        marks = screen.query_one(DiffView).marks
+        assert marks[GROUP[0]].decision == "!"
+        assert "held back" in str(screen.query_one("#diff-title").render())
+        await pilot.press("K", "K", "K")
+        assert screen.current == GROUP[0]
+        assert "NOT applied" in str(screen.query_one("#finding-body").render())

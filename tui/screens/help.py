@@ -21,6 +21,8 @@ LEGEND = (
     ("✓", "fix accepted"),
     ("✗", "fix rejected"),
     ("~", "stale: the file changed on disk since the decision; it is not applied"),
+    ("!", "accepted, but its fix group is held back (only part of the group accepted, or its fix "
+          "overlaps another): not applied"),
 )
 
 

@@ -187,8 +187,10 @@ class ReviewScreen(Screen[None]):
         entry = next((e for e in entries if e.rel == rel), None)
         out = entry.output if entry is not None and entry.output else rel
         stale = "   ~ STALE: changed on disk since review; saved decisions are NOT applied (! to re-review)"
+        held = self.session.held(rel)
+        held_note = f"   ! {len(held)} fix group(s) held back (not applied): see the finding" if held else ""
         self.query_one("#diff-title", Static).update(
-            f"CUDA {rel}  │  HIP {out}  ({self.session.config.output_mode})" + (stale if fr.stale else "")
+            f"CUDA {rel}  │  HIP {out}  ({self.session.config.output_mode})" + (stale if fr.stale else held_note)
         )
         self.refresh_panel()
         self.refresh_files(entries)
@@ -199,7 +201,7 @@ class ReviewScreen(Screen[None]):
         assert rel is not None
         fr = self.session.load(rel)
         stale = self.session.stale_decisions(rel) if fr.stale else None
-        return GutterMarks(self.session, rel, fr.by_id, stale)
+        return GutterMarks(self.session, rel, fr.by_id, stale, self.session.held(rel))
 
     def refresh_marks(self) -> None:
         if self.rel is not None and self.loading_rel is None and self.failed is None:
@@ -224,6 +226,9 @@ class ReviewScreen(Screen[None]):
         else:
             decision = {Decision.PENDING: "undecided", Decision.ACCEPTED: "accepted",
                         Decision.REJECTED: "rejected"}[self.session.decision(rel, f.id)]
+            held = self.session.held(rel).get(f.group)
+            if held and decision == "accepted":
+                decision = f"accepted but NOT applied: {held}"
         ids = [x.id for x in fr.findings]
         self.panel.show(PanelData(
             finding=f,
@@ -736,11 +741,12 @@ class GutterMarks(Mapping[str, Mark]):
     thousands of findings; a key press must not look up every decision)."""
 
     def __init__(self, session: ReviewSession, rel: str, by_id: Mapping[str, Any],
-                 stale: Mapping[str, Decision] | None) -> None:
+                 stale: Mapping[str, Decision] | None, held: Mapping[str, str] | None = None) -> None:
         self.session = session
         self.rel = rel
         self.by_id = by_id
         self.stale = stale
+        self.held = held or {}
         self._memo: dict[str, Mark] = {}
 
     def __getitem__(self, fid: str) -> Mark:
@@ -752,7 +758,11 @@ class GutterMarks(Mapping[str, Mark]):
         if self.stale is not None:
             decision, cls = ("~", "diff--stale") if fid in self.stale else ("?", "diff--undecided")
         else:
-            decision, cls = DECISION_MARK[self.session.decision(self.rel, fid)]
+            choice = self.session.decision(self.rel, fid)
+            if choice == Decision.ACCEPTED and f.group in self.held:
+                decision, cls = "!", "diff--stale"  # accepted, but its group is held back: not applied
+            else:
+                decision, cls = DECISION_MARK[choice]
         mark = Mark(SEVERITY_SYMBOL.get(sev, "?"), SEVERITY_CLASS.get(sev, "diff--sev-perf"), decision, cls)
         self._memo[fid] = mark
         return mark

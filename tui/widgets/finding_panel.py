@@ -97,6 +97,8 @@ class FindingPanel(VerticalScroll):
         colour = SEVERITY_CLASS.get(severity, "muted")
         self.border_title = f"Finding {data.position}"
         decision_symbol = {"accepted": "✓", "rejected": "✗", "stale": "~"}.get(data.decision, "?")
+        if data.decision.startswith("accepted but"):
+            decision_symbol = "!"
         parts: list[Content] = [
             Content.assemble(
                 (f"[{symbol}] {severity}", f"bold $text-{colour}"),

@@ -29,7 +29,7 @@ class FileList(Vertical):
     """Filter input over an OptionList of files; posts FileChosen when a file is picked."""
 
     DEFAULT_CSS = """
-    FileList { width: 34; }
+    FileList { width: 25%; min-width: 18; max-width: 34; }
     FileList > Input { height: 3; }
     FileList > OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     """

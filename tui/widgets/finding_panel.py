@@ -73,7 +73,7 @@ class FindingPanel(VerticalScroll):
     """Shows one finding; empty text when the file has none."""
 
     DEFAULT_CSS = """
-    FindingPanel { height: 12; }
+    FindingPanel { height: 30%; min-height: 5; max-height: 14; }
     FindingPanel > Static { width: 1fr; }
     """
 

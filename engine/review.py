@@ -58,6 +58,7 @@ from .review_state import (
     save_state,
     sha256_bytes,
     sha256_file,
+    state_path,
 )
 from .source import Language, Source, SourceError, language_for, read_source
 
@@ -140,6 +141,15 @@ class _Step:
     message: str
 
 
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """Identity of a file's current version (a rename-into-place changes the inode)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
 def _engine(module: str) -> Any:
     """Import an engine module lazily (the translator pulls in libclang)."""
     return importlib.import_module(f"{__package__}.{module}")
@@ -193,6 +203,8 @@ class ReviewSession:
         self._rels: list[str] = []
         self._disk_stale: set[str] = set()
         self._outs: dict[str, str] = {}
+        self._touched: set[str] = set()  # files whose saved entry this session changed
+        self._state_stamp = _stamp(state_path(self.root))
         self.rescan()
 
     # ----------------------------------------------------------------------------------- opening
@@ -601,6 +613,7 @@ class ReviewSession:
     def _set(self, rel: str, changes: Iterable[tuple[str, DecisionRecord | None, DecisionRecord | None]],
              forward: bool) -> None:
         self._results.pop(rel, None)
+        self._touched.add(rel)
         fs = self._state.files.setdefault(rel, FileState())
         for fid, before, after in changes:
             rec = after if forward else before
@@ -829,6 +842,7 @@ class ReviewSession:
                     atomic_write(copy, fr.source.raw or fr.source.encode(fr.source.text))
             out.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(out, data)
+            self._touched.add(rel)
             fs.written = WrittenRecord(out_rel, sha256_bytes(data), self._fingerprint(rel))
             fs.committed = None
             fs.findings = len(fr.findings)
@@ -911,10 +925,11 @@ class ReviewSession:
             # git runs without the session lock: the UI keeps deciding while a commit is made
             sha = commit_paths(self.root, list(paths), message, branch, expected=paths)
             with self._lock:
-                for fs in self._state.files.values():
+                for src, fs in self._state.files.items():
                     w = fs.written
                     if w is not None and w.path in paths and w.sha256 == paths[w.path] and not fs.committed:
                         fs.committed = sha
+                        self._touched.add(src)
                 self._autosave()
             return sha
 
@@ -935,6 +950,7 @@ class ReviewSession:
         with self._lock:
             fs = self._state.files.setdefault(rel, FileState())
             fs.sha256 = fr.sha256
+            self._touched.add(rel)
             kept: list[str] = []
             if keep:
                 # a decision carries over only to a finding with the same id, rule and source line, and
@@ -962,7 +978,7 @@ class ReviewSession:
     def save(self) -> None:
         """Write .hipport/state.json (readable JSON, "version": 1) atomically. Raises WriteError."""
         with self._lock:
-            save_state(self.root, self._state)
+            self._persist()
             self.save_error = None
 
     def _autosave(self) -> str:
@@ -971,9 +987,27 @@ class ReviewSession:
         if not self.autosave:
             return ""
         try:
-            save_state(self.root, self._state)
+            self._persist()
         except WriteError as e:
             self.save_error = str(e)
             return f" (decisions not saved: {e})"
         self.save_error = None
         return ""
+
+    def _persist(self) -> None:
+        """Save, first taking in what another hipport on the same project saved meanwhile: its entries
+        for files this session has not changed (per file: the last one to change a file wins it)."""
+        path = state_path(self.root)
+        now = _stamp(path)
+        if now is not None and now != self._state_stamp:
+            try:
+                other = load_state(self.root)
+            except StateError as e:
+                raise WriteError(f"state.json was changed by another program and cannot be read ({e}); "
+                                 "not overwritten") from None
+            for rel, ofs in other.files.items():
+                if rel not in self._touched:
+                    self._state.files[rel] = ofs
+                    self._results.pop(rel, None)
+        save_state(self.root, self._state)
+        self._state_stamp = _stamp(path)

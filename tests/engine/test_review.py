@@ -405,6 +405,33 @@ def test_originals_folder_linked_out_is_refused(project: Path, tmp_path: Path) -
     assert list(outside.iterdir()) == [] and (project / REL).read_text() == GEMM
 
 
+def test_two_sessions_on_one_project_keep_each_others_decisions(project: Path) -> None:
+    a = session(project)
+    b = session(project)
+    lane, _, _ = ids(a)
+    a.decide(REL, lane, Decision.ACCEPTED)
+    b.write("src/util.h")        # b saves after a: a's decision must survive
+    assert session(project).decision(REL, lane) == Decision.ACCEPTED
+    a.decide(REL, lane, Decision.REJECTED)  # and a's next save keeps b's write
+    fresh = session(project)
+    assert fresh.decision(REL, lane) == Decision.REJECTED
+    assert fresh.entry("src/util.h").status == FileStatus.WRITTEN
+    assert b.decision(REL, lane) == Decision.ACCEPTED  # b learns of it on its next save
+    b.save()
+    assert b.decision(REL, lane) == Decision.REJECTED
+
+
+def test_unreadable_state_written_by_another_program_is_not_overwritten(project: Path) -> None:
+    s = session(project)
+    lane, m1, _ = ids(s)
+    s.decide(REL, lane, Decision.ACCEPTED)
+    state_file = project / ".hipport" / "state.json"
+    state_file.write_text('{"version": 7, "files": {}}')
+    ch = s.decide(REL, m1, Decision.ACCEPTED)
+    assert "not overwritten" in ch.message
+    assert state_file.read_text() == '{"version": 7, "files": {}}'
+
+
 def test_no_autosave_until_save(project: Path) -> None:
     s = session(project, autosave=False)
     _, m1, _ = ids(s)

@@ -12,11 +12,35 @@ class WriteError(Exception):
     """A write that did not happen; the original file is untouched. One-line message."""
 
 
+def _write_temp(folder: Path, name: str, data: bytes, mode: int | None) -> str:
+    """A complete, fsynced temp file beside `name` holding `data`; returns its path."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".hipport-tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
 def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = None) -> Path | None:
     """Write `data` to `path` atomically: temp file in the same folder, fsync, rename.
 
     A crash or kill at any moment leaves either the old file or the new one, never a mix.
-    With `backup_suffix` (e.g. ".prehip") the old file is first copied beside it.
+    With `backup_suffix` (e.g. ".prehip") the old file is first copied beside it, atomically too
+    (a kill or a full disk during the copy never leaves a truncated backup).
     Keeps the original file's permission bits. Returns the backup path, if one was made.
     """
     p = Path(path)
@@ -33,25 +57,28 @@ def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = N
                 raise WriteError(f"{p}: file is read-only; not written")
             if backup_suffix:
                 backup = p.with_name(p.name + backup_suffix)
-                shutil.copy2(p, backup)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".hipport-tmp", dir=folder)
+                if backup.is_symlink():
+                    raise WriteError(f"{backup}: the backup path is a symbolic link; not written")
+                old = p.read_bytes()
+                btmp = _write_temp(folder, backup.name, old, mode)
+                try:
+                    shutil.copystat(p, btmp)
+                    os.replace(btmp, backup)
+                except BaseException:
+                    _unlink(btmp)
+                    raise
     except WriteError:
         raise
     except OSError as e:
-        raise WriteError(f"{p}: cannot write ({e.strerror or e})") from None
+        raise WriteError(f"{p}: cannot write ({e.strerror or e}); original left as it was") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        tmp = _write_temp(folder, p.name, data, mode)
+    except OSError as e:
+        raise WriteError(f"{p}: cannot write ({e.strerror or e}); original left as it was") from None
+    try:
         os.replace(tmp, p)
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise WriteError(f"{p}: cannot write ({e.strerror or e}); original left as it was") from None
     try:  # make the rename durable
         dfd = os.open(folder, os.O_RDONLY)

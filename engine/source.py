@@ -7,6 +7,7 @@ translate renders back to the very same bytes.
 from __future__ import annotations
 
 import codecs
+import stat
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -106,10 +107,17 @@ def read_source(path: str | Path, language: Language | None = None) -> Source:
     try:
         if p.is_dir():
             raise SourceError(f"{p}: is a directory")
-        size = p.stat().st_size
+        st = p.stat()
+        if not stat.S_ISREG(st.st_mode):
+            # a FIFO would block forever and /dev/zero never ends: never open them
+            raise SourceError(f"{p}: not a regular file (a pipe, socket or device); not read")
+        size = st.st_size
         if size > MAX_BYTES:
             raise SourceError(f"{p}: {size} bytes is larger than the {MAX_BYTES} byte limit")
-        data = p.read_bytes()
+        with p.open("rb") as f:
+            data = f.read(MAX_BYTES + 1)  # the file may have grown since stat()
+        if len(data) > MAX_BYTES:
+            raise SourceError(f"{p}: larger than the {MAX_BYTES} byte limit")
     except FileNotFoundError:
         raise SourceError(f"{p}: no such file") from None
     except PermissionError:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,13 +24,36 @@ from .plan import RunPlan, Step
 from .result import GemmResult, RunSummary, parse_result_line, summarize
 from .runner import Exited, OutputLine, RunnerError, run_sync
 
+# Lines kept per step for diagnostics and the explanation: the first and the last ones. A build that
+# prints 100 MB must neither be held in memory nor searched as a whole after it ends (every line is
+# still passed to on_line as it comes).
+KEEP_HEAD = 2_000
+KEEP_TAIL = 3_000
+EXPLAIN_CHARS = 512 * 1024  # text searched for a known error: its start and its end
+
 
 @dataclass
 class StepOutcome:
     step: Step
     exited: Exited | None
     error: str | None = None  # could not start, or the explanation of a known failure
-    lines: list[OutputLine] = field(default_factory=list)
+    lines: list[OutputLine] = field(default_factory=list)  # the first KEEP_HEAD and last KEEP_TAIL lines
+    dropped: int = 0  # lines between those, passed on but not kept
+    results: list[GemmResult] = field(default_factory=list)  # parsed as the lines came (run steps)
+    _tail: deque[OutputLine] = field(default_factory=lambda: deque(maxlen=KEEP_TAIL), repr=False)
+
+    def keep(self, line: OutputLine) -> None:
+        if len(self.lines) < KEEP_HEAD:
+            self.lines.append(line)
+            return
+        if len(self._tail) == KEEP_TAIL:
+            self.dropped += 1
+        self._tail.append(line)
+
+    def close(self) -> None:
+        """Move the kept tail after the head (once the step ended)."""
+        self.lines.extend(self._tail)
+        self._tail.clear()
 
 
 @dataclass
@@ -122,7 +146,9 @@ def run_plan(
         outcomes.append(outcome)
 
         def collect(line: OutputLine, step: Step = step, outcome: StepOutcome = outcome) -> None:
-            outcome.lines.append(line)
+            outcome.keep(line)
+            if step.role == "run" and (r := parse_result_line(line.text)) is not None:
+                outcome.results.append(r)
             if on_line:
                 on_line(step, line)
 
@@ -137,18 +163,19 @@ def run_plan(
         except RunnerError as e:
             outcome.error = str(e)
             outcome.exited = Exited(None, time.monotonic() - start)
+        finally:
+            outcome.close()
         if not outcome.exited.ok:
             break
 
     all_lines = [ln for o in outcomes for ln in o.lines]
     build_lines = [ln.text for o in outcomes if o.step.role == "build" for ln in o.lines]
     diagnostics = parse_diagnostics(build_lines)
-    results = [r for o in outcomes if o.step.role == "run" for ln in o.lines if (r := parse_result_line(ln.text))]
+    results = [r for o in outcomes for r in o.results]
     failed = next((o for o in outcomes if o.exited is None or not o.exited.ok), None)
     explanation = None
     if failed is not None:
-        text = "\n".join(ln.text for ln in failed.lines)
-        explanation = failed.error or explain_error(text)
+        explanation = failed.error or explain_error(_searchable(failed.lines))
         if failed.exited and failed.exited.timed_out:
             explanation = f"{failed.step.title} ran past its time limit ({failed.step.timeout:.0f} s) and was stopped"
     summary = summarize(results, detection, plan.device, vendor=vendor) if results or plan.launch else None
@@ -161,5 +188,13 @@ def run_plan(
     else:
         status = "passed" if summary is not None and summary.passed else "failed"
     if explanation is None and status == "failed":
-        explanation = explain_error("\n".join(ln.text for ln in all_lines))
+        explanation = explain_error(_searchable(all_lines))
     return RunReport(plan, outcomes, diagnostics, results, summary, status, explanation, peak)
+
+
+def _searchable(lines: list[OutputLine]) -> str:
+    """The text searched for a known error, bounded: its start and (mostly) its end."""
+    text = "\n".join(ln.text for ln in lines)
+    if len(text) > EXPLAIN_CHARS:
+        text = text[: EXPLAIN_CHARS // 4] + "\n" + text[-(EXPLAIN_CHARS * 3 // 4):]
+    return text

@@ -12,6 +12,7 @@ styles, and a union key; hits whose keys meet form one fix group.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ LANEISH = re.compile(r"(?i)^(lane|lane_?id|laneid|lane_idx|lid)$")
 HOST_THREADS = re.compile(r"(?i)thread|block_?size|blocksize|^block$|^bs$|^nthreads$|^tpb$")
 PTX_WARP = re.compile(r"%%laneid|%%lanemask|%%warpid|shfl\.|vote\.|activemask|redux\.sync|match\.")
 FULL32 = 0xFFFFFFFF
+WARP_OPS = SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset({"__any", "__all"})
 TRIG_NUMS = frozenset({1, FULL32})
 DEVICE_TRIGGERS = (SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset(BITCOUNT) | frozenset({
     "%", "&", "/", ">>", "==", "!=", "<", ">=", "for", "if", "__shared__", "tiled_partition", "thread_block_tile",
@@ -82,6 +84,7 @@ class Analyzer:
         self.wave32 = wave32_in_fatbin
         self.toks = tokenize(text)
         self.pairs = match_brackets(self.toks)
+        self._offset32: dict[tuple[int, int], bool] = {}  # has_offset32_shuffle, per token range
         self.funcs, self.owner = find_functions(self.toks, self.pairs)
         # token texts padded with "" at the end: indices -4..n+3 are safe (negative ones hit padding)
         self.tx: list[str] = [t.text for t in self.toks] + [""] * 8
@@ -105,6 +108,8 @@ class Analyzer:
         self.ballot: set[str] = set()
         self.maskvars: dict[str, int] = {}
         self.sub_warp: list[tuple[int, int]] = []
+        self.uses_index: dict[str, list[int]] | None = None  # name -> token indices, per function
+        self.fn_facts: dict[tuple[int, int], tuple[bool, set[str]]] = {}
         self.device_triggers: frozenset[str] | set[str] = DEVICE_TRIGGERS
 
     # ------------------------------------------------------------------ helpers
@@ -331,7 +336,8 @@ class Analyzer:
         self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot = set(), set(), set(), set(), set(), set()
         self.maskvars = {}
         key = f"fn:{f.index}"
-        self.sub_warp = self.explicit_width_args(a + 1, b)
+        self.sub_warp = sorted(self.explicit_width_args(a + 1, b))
+        self.uses_index = None
         self.propagate(a + 1, b)
         self.propagate(a + 1, b)  # second pass: uses before definitions in loops
         self.detect_device(f, a + 1, b, key)
@@ -350,17 +356,35 @@ class Analyzer:
                         out.append((k + 1, self.pairs[k + 1]))
         return out
 
+    def in_sub_warp(self, q: int) -> bool:
+        i = bisect.bisect_left(self.sub_warp, (q, q)) - 1  # ranges are disjoint or nested, sorted by start
+        while i >= 0:
+            x, y = self.sub_warp[i]
+            if x < q < y:
+                return True
+            if i == 0 or y < q - 10_000:
+                break
+            i -= 1
+        return False
+
     def sub_warp_only(self, k: int, a: int, b: int) -> bool:
         """True when the 32 at k is inside a sub-warp shuffle, or defines a name used only there."""
-        if any(x < k < y for x, y in self.sub_warp):
+        if not self.sub_warp:
+            return False
+        if self.in_sub_warp(k):
             return True
         s = self.stmt_start(k, a)
         name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
-        if name_i is None or not self.sub_warp:
+        if name_i is None:
             return False
         name = self.tx[name_i]
-        uses = [q for q in range(a, b) if q != name_i and self.tx[q] == name]
-        return bool(uses) and all(any(x < q < y for x, y in self.sub_warp) for q in uses)
+        if self.uses_index is None:
+            self.uses_index = {}
+            for q in range(a, b):
+                if self.toks[q].kind == ID:
+                    self.uses_index.setdefault(self.tx[q], []).append(q)
+        uses = [q for q in self.uses_index.get(name, []) if q != name_i]
+        return bool(uses) and all(self.in_sub_warp(q) for q in uses)
 
     def assignments(self, a: int, b: int) -> Iterable[tuple[int, int, int]]:
         """(stmt_start, name_index, expr_end) for `NAME = expr` inside [a, b)."""
@@ -614,7 +638,9 @@ class Analyzer:
         return None
 
     def split_args(self, lp: int) -> list[tuple[int, int]]:
-        rp = self.pairs[lp]
+        rp = self.pairs.get(lp)
+        if rp is None:  # unbalanced '(' (a file mid-edit): no arguments to look at
+            return []
         out: list[tuple[int, int]] = []
         s = lp + 1
         depth = 0
@@ -632,13 +658,17 @@ class Analyzer:
         return out
 
     def flows_to_warp_op(self, k: int, a: int, b: int) -> bool:
-        s, _e = self.stmt_bounds(k, a, b)
+        """The function uses a warp builtin, or compares the lane being defined (leader election)."""
+        facts = self.fn_facts.get((a, b))
+        if facts is None:  # once per function: a kernel of 20,000 lines must not rescan itself per hit
+            ops = WARP_OPS.intersection(self.tx[a:b])
+            compared = {self.tx[q] for q in range(a, b) if self.tx[q + 1] == "=="}
+            facts = self.fn_facts[(a, b)] = (bool(ops), compared)
+        if facts[0]:
+            return True
+        s = self.stmt_start(k, a)
         name = next((self.tx[q] for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
-        for q in range(a, b):
-            x = self.tx[q]
-            if x in SHFL_CALLS or x in BALLOT_CALLS or x in SYNC_CALLS or x in ("__any", "__all", "__any_sync"):
-                return True
-        return name is not None and any(self.tx[q] == name and self.tx[q + 1] == "==" for q in range(a, b))
+        return name is not None and name in facts[1]
 
     def mask_literal_hit(self, k: int, key: str, where: str) -> None:
         self.needs.mask_t = True
@@ -679,7 +709,9 @@ class Analyzer:
 
     def loop(self, k: int, b: int, key: str) -> None:
         lp = k + 1
-        rp = self.pairs[lp]
+        rp = self.pairs.get(lp)
+        if rp is None:  # unbalanced '('
+            return
         parts: list[tuple[int, int]] = []
         s = lp + 1
         for q in range(lp + 1, rp):
@@ -776,11 +808,8 @@ class Analyzer:
         if not (ob == oa + 1 and self.is_int(oa, 16)):
             return
         # a chain already starting at 32 (or a loop) needs nothing
-        for q in range(a, b):
-            if self.tx[q] in SHFL_CALLS and q != k and self.tx[q + 1] == "(" and (q + 1) in self.pairs:
-                qa = self.split_args(q + 1)
-                if qa and qa[-1][1] == qa[-1][0] + 1 and self.is_int(qa[-1][0], 32):
-                    return
+        if self.has_offset32_shuffle(a, b):
+            return
         s = self.stmt_start(k, a)
         _, e = self.stmt_bounds(k, a, b)
         if self.tx[e] != ";" or self.tx[s] in ("for", "if", "while", "return"):
@@ -810,9 +839,26 @@ class Analyzer:
                      "Unrolled shuffle reduction starting at offset 16 combines only 32 lanes: on a 64-lane "
                      "wavefront lanes 32-63 never reach lane 0.", key))
 
+    def has_offset32_shuffle(self, a: int, b: int) -> bool:
+        """Whether tokens [a, b) hold a shuffle with the literal offset 32. Computed once per range: a
+        function with thousands of unrolled shuffles must not rescan itself for each one."""
+        found = self._offset32.get((a, b))
+        if found is None:
+            found = False
+            for q in range(a, b):
+                if self.tx[q] in SHFL_CALLS and self.tx[q + 1] == "(" and (q + 1) in self.pairs:
+                    qa = self.split_args(q + 1)
+                    if qa and qa[-1][1] == qa[-1][0] + 1 and self.is_int(qa[-1][0], 32):
+                        found = True
+                        break
+            self._offset32[(a, b)] = found
+        return found
+
     def sync_tail(self, k: int, a: int, b: int, key: str) -> None:
         lp = k + 1
-        rp = self.pairs[lp]
+        rp = self.pairs.get(lp)
+        if rp is None:  # unbalanced '('
+            return
         # if (L < 16) S;  where S reads [... + 16]
         if not (rp - lp == 4 and self.tx[lp + 2] == "<" and self.is_int(lp + 3, 16)):
             return
@@ -865,7 +911,7 @@ class Analyzer:
         m = re.match(r'"\s*mov\.u32\s+%0\s*,\s*%%laneid\s*;?\s*"', strs[0])
         if m:
             outs = [z for z in range(q, rp) if self.toks[z].kind == STR and self.tx[z].startswith('"=r"')]
-            if outs and self.tx[outs[0] + 1] == "(":
+            if outs and self.tx[outs[0] + 1] == "(" and outs[0] + 1 in self.pairs:
                 z = outs[0] + 1
                 var = self.text[self.toks[z + 1].start:self.toks[self.pairs[z] - 1].end]
                 w = [Edit(self.toks[k].start, self.toks[rp].end, f"{var} = __lane_id()", "W64-15")]

@@ -8,6 +8,7 @@ mix or a truncation; every refusal is one line; no child process outlives a canc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import hashlib
 import json
@@ -19,10 +20,12 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 from adv_util import KERNEL, hipport, no_traceback, one_line_error
+from textual.worker import WorkerCancelled
 
 from hipport.engine import fsutil
 from hipport.engine.fsutil import WriteError, atomic_write
@@ -459,3 +462,66 @@ def test_run_sync_interrupted_kills_the_group(tmp_path: Path) -> None:
     assert "interrupted" in out
     time.sleep(0.2)
     assert _survivors(sorted(everyone)) == []
+
+
+# ------------------------------------------------------------------------------------ the app's run pane
+
+
+def _pane_app(finished: list[Any] | None = None):  # type: ignore[no-untyped-def]
+    from textual.app import App, ComposeResult
+
+    from hipport.tui.widgets.run_pane import RunPane
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield RunPane()
+
+        def on_run_pane_finished(self, message: RunPane.Finished) -> None:
+            if finished is not None:
+                finished.append(message)
+
+    return Host()
+
+
+async def test_run_pane_keeps_up_with_a_flood_in_bounded_memory(tmp_path: Path) -> None:
+    """50,000 lines: the pane batches them into the log (it wrote line by line: 20,000 lines took ~60 s),
+    keeps a bounded tail for its Finished message, and still shows the last line."""
+    from textual.widgets import RichLog
+
+    from hipport.tui.widgets.run_pane import KEEP_OUTPUT, RunPane, RunPlan, Step
+
+    code = ("import sys\nfor i in range(50_000): sys.stdout.write(f'/tmp/g.hip:{i}:1: warning: line {i} ' + "
+            "'.' * 60 + '\\n')\nprint('LAST LINE')")
+    finished: list[RunPane.Finished] = []
+    app = _pane_app(finished)
+    async with app.run_test() as pilot:
+        pane = app.query_one(RunPane)
+        t, c = time.monotonic(), time.process_time()
+        pane.start(RunPlan([Step("flood", [PY, "-c", code], tmp_path, None, 120)], []))
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        wall, cpu = time.monotonic() - t, time.process_time() - c
+        log = pane.query_one("#run-log", RichLog)
+        assert len(pane.output) <= KEEP_OUTPUT
+        assert any("LAST LINE" in s.text for s in log.lines[-5:])
+        assert cpu < 20, (cpu, wall)
+    assert finished and finished[0].code == 0 and finished[0].output.endswith("LAST LINE")
+
+
+async def test_run_pane_stop_kills_every_descendant(tmp_path: Path) -> None:
+    from hipport.tui.widgets.run_pane import RunPane, RunPlan, Step
+
+    code, pids = _descendants_file(tmp_path)
+    app = _pane_app()
+    async with app.run_test() as pilot:
+        pane = app.query_one(RunPane)
+        pane.start(RunPlan([Step("build", [PY, "-c", code], tmp_path, None, 600)], []))
+        got = await asyncio.to_thread(_wait_pids, pids, 5)
+        everyone = {p.pid for pid in got if psutil.pid_exists(pid) for p in [psutil.Process(pid),
+                                                                            *psutil.Process(pid).children(True)]}
+        assert pane.stop()
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        assert _survivors(sorted(everyone)) == []
+        assert not pane.running

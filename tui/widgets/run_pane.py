@@ -23,6 +23,13 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import RichLog, Static
 
+# Output reaches the log in batches (one RichLog.write per FLUSH_SECONDS, not one per line): writing
+# line by line, a build printing 100,000 lines took minutes and froze the screen for seconds at a time.
+FLUSH_SECONDS = 0.05
+FLUSH_LINES = 500
+# lines kept for the Finished message (results and diagnostics are read from it): the last ones
+KEEP_OUTPUT = 20_000
+
 
 @dataclass(frozen=True)
 class Step:
@@ -63,7 +70,9 @@ class RunPane(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.output: list[str] = []
+        self.output: list[str] = []  # the last KEEP_OUTPUT lines (up to a quarter more while running)
+        self._pending: list[str] = []
+        self._flushed_at = 0.0
         self.running = False
         self.clock = time.monotonic  # replaceable: snapshot tests need fixed durations
 
@@ -78,14 +87,32 @@ class RunPane(Vertical):
     def set_status(self, text: str) -> None:
         self.query_one("#run-status", Static).update(text)
 
+    def on_mount(self) -> None:
+        self.set_interval(FLUSH_SECONDS, self.flush)
+
     def write_line(self, line: str) -> None:
         self.output.append(line)
-        self.log_widget.write(Text.from_ansi(line))
+        if len(self.output) > KEEP_OUTPUT + KEEP_OUTPUT // 4:
+            self._trim()
+        self._pending.append(line)
+        if len(self._pending) >= FLUSH_LINES or time.monotonic() - self._flushed_at >= FLUSH_SECONDS:
+            self.flush()
+
+    def _trim(self) -> None:
+        del self.output[: max(0, len(self.output) - KEEP_OUTPUT)]
+
+    def flush(self) -> None:
+        """Write the lines received since the last flush to the log, as one renderable."""
+        if self._pending:
+            batch, self._pending = self._pending, []
+            self.log_widget.write(Text.from_ansi("\n".join(batch)))
+        self._flushed_at = time.monotonic()
 
     @work(exclusive=True, group="run", exit_on_error=False)
     async def start(self, plan: RunPlan) -> None:
         self.log_widget.clear()
         self.output = []
+        self._pending = []
         self.running = True
         started = self.clock()
         code: int | None = 0
@@ -106,6 +133,8 @@ class RunPane(Vertical):
             self.write_line("stopped by the user")
             raise
         finally:
+            self.flush()
+            self._trim()
             self.running = False
             self.post_message(self.Finished(code, self.clock() - started, "\n".join(self.output)))
 
@@ -126,6 +155,8 @@ class RunPane(Vertical):
                     code = item.code
                 else:
                     self.write_line(item.text)
+                    if not self._pending:  # just flushed: let the screen breathe during a flood
+                        await asyncio.sleep(0)
         except RunnerError as e:
             self.write_line(f"error: {e}")
             return 127

@@ -174,7 +174,8 @@ def launch_edits(
             elif s == ">>>" and depth == 0:
                 close = j
                 break
-            elif s == ";" and depth == 0:
+            elif s in (";", "<<<") and depth == 0:
+                # another `<<<` first: this one is stray (its `>>>` belongs to the next launch)
                 break
         where = (toks.starts[i], toks.ends[i])
         if close < 0 or close + 1 >= hi or _sp(toks, close + 1) != "(":

@@ -222,6 +222,15 @@ def test_every_real_sample_cut_after_each_open_bracket() -> None:
             analyze(src, tr, WarpOptions())
 
 
+def test_stray_chevron_before_a_launch_with_ggl_syntax() -> None:
+    """Found by test_translation_is_idempotent: a stray `<<<` took the next launch's `>>>` and both
+    launches emitted the same edits (EditConflict). The stray one is now reported, the real one moved."""
+    text = "alpha <<< alpha<<<0, 256>>>(alpha); "
+    out, _ = trans(text, Language.CUDA, GGL)
+    assert "alpha <<< hipLaunchKernelGGL(alpha, dim3(0), dim3(256), 0, 0, alpha);" in out
+    assert trans(out, Language.CUDA, GGL)[0] == out
+
+
 def _line_starts_reference(text: str) -> list[int]:
     starts = [0]
     i = 0

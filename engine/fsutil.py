@@ -96,5 +96,5 @@ def is_inside(path: str | Path, root: str | Path) -> bool:
     try:
         Path(path).resolve().relative_to(Path(root).resolve())
         return True
-    except ValueError:
+    except (ValueError, RuntimeError, OSError):  # RuntimeError: a symlink loop (x.cu -> x.cu)
         return False

@@ -445,3 +445,37 @@ def test_atomic_write_refuses_directories_and_keeps_permissions(tmp_path: Path) 
     f.chmod(0o750)
     atomic_write(f, b"new")
     assert stat.S_IMODE(f.stat().st_mode) == 0o750 and f.read_bytes() == b"new"
+
+
+def test_symlink_loops_and_deep_trees(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    deep = proj.joinpath(*[f"d{i}" for i in range(60)])
+    deep.mkdir(parents=True)
+    (deep / "k.cu").write_bytes(cu())
+    (proj / "loop").symlink_to(proj)              # a folder link back to the root
+    (deep / "up").symlink_to(proj / "d0")         # and one from deep inside
+    (proj / "self.cu").symlink_to(proj / "self.cu")  # a file link to itself
+    r = hipport("scan", "--format", "json", ".", cwd=proj, timeout=60)
+    no_traceback(r)
+    files = [f["path"] for f in json.loads(r.out)["files"]]
+    assert len(files) == 1 and files[0].endswith("d59/k.cu")
+    s = ReviewSession.open(proj)
+    assert [e.rel.rsplit("/", 1)[-1] for e in s.files()] == ["k.cu"]
+    one_line_error(hipport("convert", "self.cu", cwd=proj), "self.cu", "broken symbolic link")
+
+
+def test_files_mid_edit_through_the_warp_commands(tmp_path: Path) -> None:
+    """Unbalanced brackets, an unterminated comment, a Python file without a final newline: the warp
+    scan and `convert --fixes all` go through without a traceback (both crashed before)."""
+    (tmp_path / "edit.cu").write_text(KERNEL.replace("v += __shfl_down_sync(0xffffffff, v, offset);",
+                                                     "v += __shfl_down_sync(0xffffffff, v,"))
+    (tmp_path / "open_comment.cu").write_text(KERNEL + "/* never closed __shfl_sync(0xffffffff")
+    (tmp_path / "t.py").write_text('x = "')
+    (tmp_path / "n.py").write_text("0")
+    r = hipport("scan", "--warp", ".", cwd=tmp_path, timeout=120)
+    no_traceback(r)
+    assert r.rc in (0, 1)
+    r = hipport("convert", "--fixes", "all", "-o", "out", ".", cwd=tmp_path, timeout=120)
+    no_traceback(r)
+    assert r.rc == 0, r.err
+    assert (tmp_path / "out" / "edit.cu").exists() and (tmp_path / "out" / "n.py").read_text() == "0"

@@ -12,6 +12,20 @@ class WriteError(Exception):
     """A write that did not happen; the original file is untouched. One-line message."""
 
 
+def _umask() -> int:
+    """The process umask, read without changing it (os.umask would, for every thread, for a moment)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
 def _write_temp(folder: Path, name: str, data: bytes, mode: int | None) -> str:
     """A complete, fsynced temp file beside `name` holding `data`; returns its path."""
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".hipport-tmp", dir=folder)
@@ -71,6 +85,8 @@ def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = N
         raise
     except OSError as e:
         raise WriteError(f"{p}: cannot write ({e.strerror or e}); original left as it was") from None
+    if mode is None:  # a new file: what open() would have made (mkstemp's temp files are 0600)
+        mode = 0o666 & ~_umask()
     try:
         tmp = _write_temp(folder, p.name, data, mode)
     except OSError as e:

@@ -479,3 +479,28 @@ def test_files_mid_edit_through_the_warp_commands(tmp_path: Path) -> None:
     no_traceback(r)
     assert r.rc == 0, r.err
     assert (tmp_path / "out" / "edit.cu").exists() and (tmp_path / "out" / "n.py").read_text() == "0"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_new_outputs_get_the_persons_umask_not_0600(tmp_path: Path, umask: int) -> None:
+    """Found: every new file hipport created (convert -o/--suffix outputs, review outputs, state) was
+    0600, the mode of its temp file, so other users and build accounts could not read the port."""
+    import sys
+
+    (tmp_path / "k.cu").write_bytes(cu())
+    for args in (["-o", "out/k.hip"], ["--suffix"]):
+        p = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "convert", *args, "k.cu"], cwd=tmp_path,
+                           capture_output=True, umask=umask)
+        assert p.returncode == 0, p.stderr
+    want = 0o666 & ~umask
+    for out in (tmp_path / "out" / "k.hip", tmp_path / "k.hip"):
+        assert stat.S_IMODE(out.stat().st_mode) == want, (out, oct(out.stat().st_mode))
+    old = os.umask(umask)
+    try:
+        (tmp_path / "k.hip").unlink()
+        s = _reviewed(tmp_path)
+        assert stat.S_IMODE((tmp_path / "k.hip").stat().st_mode) == want
+        assert stat.S_IMODE((tmp_path / ".hipport" / "state.json").stat().st_mode) == want
+        assert s.files()
+    finally:
+        os.umask(old)

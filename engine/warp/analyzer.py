@@ -357,14 +357,12 @@ class Analyzer:
         return out
 
     def in_sub_warp(self, q: int) -> bool:
-        i = bisect.bisect_left(self.sub_warp, (q, q)) - 1  # ranges are disjoint or nested, sorted by start
-        while i >= 0:
-            x, y = self.sub_warp[i]
+        # ranges are call argument lists sorted by start: disjoint, or nested a few levels deep
+        i = bisect.bisect_left(self.sub_warp, (q, q)) - 1
+        for j in range(i, max(-1, i - 8), -1):
+            x, y = self.sub_warp[j]
             if x < q < y:
                 return True
-            if i == 0 or y < q - 10_000:
-                break
-            i -= 1
         return False
 
     def sub_warp_only(self, k: int, a: int, b: int) -> bool:

@@ -37,6 +37,9 @@ def analyze_python(text: str, rocm: tuple[int, int], wave32: bool) -> list[Resul
     first_content = None
     toks: list[Tok] = []
     for pt in ptoks:
+        if pt.type not in (tokenize.STRING, tokenize.NAME, tokenize.NUMBER, tokenize.OP) \
+                or pt.end[0] > len(lines):
+            continue  # NEWLINE/ENDMARKER may sit on a line past the text
         s = lines[pt.start[0] - 1] + pt.start[1]
         e = lines[pt.end[0] - 1] + pt.end[1]
         if pt.type == tokenize.STRING and CUDA_HINT.search(pt.string):

@@ -153,7 +153,15 @@ def _single_source(target: Path, baseline: bool) -> Path:
     return pool[0]
 
 
-def _choose_arch(arch: str | None, config: Mapping[str, Any], gpu: Gpu | None) -> tuple[str, list[str]]:
+# gfx942 (MI300) is a target from ROCm 5.7's compiler on; older hipcc (Debian 12 ships HIP 5.2)
+# rejects it, so an unchosen default falls back to gfx90a (MI200), the newest wave64 target it knows.
+GFX942_SINCE = (5, 7)
+OLD_HIP_FALLBACK_ARCH = "gfx90a"
+
+
+def _choose_arch(
+    arch: str | None, config: Mapping[str, Any], gpu: Gpu | None, hip_version: tuple[int, ...] | None = None
+) -> tuple[str, list[str]]:
     notes: list[str] = []
     if arch:
         chosen = [arch]
@@ -161,6 +169,11 @@ def _choose_arch(arch: str | None, config: Mapping[str, Any], gpu: Gpu | None) -
         chosen = _as_list(config["arch"])
     elif gpu is not None:
         chosen = [gpu.arch]
+    elif hip_version is not None and tuple(hip_version[:2]) < GFX942_SINCE:
+        chosen = [OLD_HIP_FALLBACK_ARCH]
+        notes.append(f"this hipcc (HIP {'.'.join(map(str, hip_version))}) cannot target {DEFAULT_ARCH} "
+                     f"(needs ROCm >= 5.7): building for {OLD_HIP_FALLBACK_ARCH} (MI200, also wave64); "
+                     "set [tool.hipport.run] arch or --arch to choose")
     else:
         chosen = [DEFAULT_ARCH]
     clean = []
@@ -247,7 +260,7 @@ def _plan_hip(
     gpu = _pick_gpu(det.amd_gpus, device, "AMD")
     if device is not None and gpu is None:
         raise PlanError(f"no AMD GPU found, so there is no device {device} to run on")
-    target_arch, notes = _choose_arch(arch, cfg, gpu)
+    target_arch, notes = _choose_arch(arch, cfg, gpu, det.rocm.hip_version_tuple)
     archs = target_arch.split()
     workdir = target if target.is_dir() else target.parent
 
@@ -291,6 +304,8 @@ def _plan_hip(
                 libs += [f"-I{det.rocm.root or '/opt/rocm'}/include/hipblas", "-lhipblas"]
         out = workdir / "build" / src.stem
         argv = ["hipcc", *(f"--offload-arch={a}" for a in archs), "-O3", *extra, src.name, "-o", str(out.relative_to(workdir)), *libs]
+        # hipcc does not create the output folder
+        steps.append(Step("mkdir build", ["mkdir", "-p", str(out.parent.relative_to(workdir))], workdir, env, "build", 30))
         steps.append(Step(f"hipcc {src.name}", argv, workdir, env, "build", build_timeout))
         run_argv = _as_list(cfg.get("run") or cfg.get("command")) or [f"./{out.relative_to(workdir)}", *args]
         if launch:

@@ -89,7 +89,8 @@ def test_build_failure_stops_before_launch(tmp_path: Path) -> None:
     (Path(env["PATH"].split(":")[0]) / "hipcc").write_text(
         "#!/bin/sh\necho \"k.hip:3:1: error: use of undeclared identifier '__syncwarp'\" >&2\nexit 1\n")
     report = run_plan(plan(root / "k.hip", detection=DET, env=env), DET, monitor=False)
-    assert report.status == "build failed" and len(report.steps) == 1
+    # mkdir, then the failing hipcc; the run step never starts
+    assert report.status == "build failed" and [o.step.role for o in report.steps] == ["build", "build"]
     assert report.diagnostics[0].severity == "error" and "7.0" in (report.explanation or "")
 
 

@@ -51,10 +51,18 @@ def test_makefile_wins_and_names_the_detected_arch(tmp_path: Path) -> None:
 
 
 def test_no_amd_gpu_builds_for_the_default_and_says_so(tmp_path: Path) -> None:
+    rp7 = plan(sample_copy(tmp_path / "r7", ported=True), detection=Detection(rocm=ROCM7), env={})
+    assert rp7.arch == "gfx942" and not rp7.launch
+    assert rp7.notes[0] == "No AMD GPU found: built for gfx942, nothing was launched."
+    # Debian's HIP 5.2 cannot target gfx942: the unchosen default falls back to gfx90a, and says so
     rp = plan(sample_copy(tmp_path, ported=True), detection=Detection(rocm=DEBIAN), env={})
-    assert rp.arch == "gfx942" and not rp.launch
+    assert rp.arch == "gfx90a" and not rp.launch
     assert [s.role for s in rp.steps] == ["build"]
-    assert rp.notes[0] == "No AMD GPU found: built for gfx942, nothing was launched."
+    assert rp.notes[0] == "No AMD GPU found: built for gfx90a, nothing was launched."
+    assert any("cannot target gfx942" in n for n in rp.notes)
+    # a chosen arch is never overridden
+    assert plan(sample_copy(tmp_path / "c", ported=True), {"arch": "gfx942"}, detection=Detection(rocm=DEBIAN),
+                env={}).arch == "gfx942"
     # Debian's HIP 5.2 has no *_sync builtins: the compatibility header is force-included
     assert f"EXTRA_FLAGS=-include {shim_header()}" in rp.steps[0].argv
     assert shim_header().is_file()
@@ -91,8 +99,9 @@ def test_single_file_hip(tmp_path: Path) -> None:
     src.write_text('#include <hip/hip_runtime.h>\nint main() { return 0; }\n')
     rp = plan(src, {"args": ["7"]}, detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={})
     assert rp.kind == "single-file"
-    assert rp.steps[0].argv == ["hipcc", "--offload-arch=gfx942", "-O3", "k.hip", "-o", "build/k"]
-    assert rp.steps[1].argv == ["./build/k", "7"]
+    assert rp.steps[0].argv == ["mkdir", "-p", "build"]
+    assert rp.steps[1].argv == ["hipcc", "--offload-arch=gfx942", "-O3", "k.hip", "-o", "build/k"]
+    assert rp.steps[2].argv == ["./build/k", "7"]
 
 
 def test_single_cu_file_needs_its_port(tmp_path: Path) -> None:

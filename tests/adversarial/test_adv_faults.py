@@ -528,3 +528,38 @@ async def test_run_pane_stop_kills_every_descendant(tmp_path: Path) -> None:
         await pilot.pause(0.3)
         assert _survivors(sorted(everyone)) == []
         assert not pane.running
+
+
+# ------------------------------------------------------------------------------------ the app, when a write fails
+
+
+@pytest.mark.parametrize("fault", ["read-only", "disk full"])
+async def test_the_app_survives_a_failed_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
+    """Found: `w` on a read-only file (in-place mode) or on a full disk raised WriteError out of the key
+    handler and the app died with a traceback. Now: one line in the status, the app and the decisions stay."""
+    from hipport.engine.config import Config
+    from hipport.tui.app import PortApp
+
+    (tmp_path / "k.cu").write_bytes(KERNEL.encode())
+    if fault == "read-only":
+        (tmp_path / "k.cu").chmod(0o444)
+    cfg = Config(output_mode="in-place")
+    session = ReviewSession.open(tmp_path, cfg)
+    app = PortApp(session, cfg)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        if fault == "disk full":
+            monkeypatch.setattr(fsutil.os, "fdopen", _enospc_fdopen(os.fdopen))
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.is_running
+        msg = app.screen.last_message  # type: ignore[attr-defined]
+        assert ("read-only" in msg if fault == "read-only" else "No space left" in msg) and "\n" not in msg
+        monkeypatch.undo()
+        accepted = [f for f, r in load_state(tmp_path).files["k.cu"].decisions.items()
+                    if r.decision == Decision.ACCEPTED]
+        assert accepted  # the decision made before the failed write is saved
+    assert (tmp_path / "k.cu").read_bytes() == KERNEL.encode()

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 
+from hipport.engine.fsutil import WriteError
 from hipport.engine.model import FixStyle
 from hipport.engine.review import (
     Decision,
@@ -519,6 +520,9 @@ class ReviewScreen(Screen[None]):
                 return
             self.say(str(e), "error")
             return
+        except WriteError as e:  # read-only file, full disk, no permission: one line, the app goes on
+            self.say(str(e), "error")
+            return
         except OSError as e:
             self.say(f"{rel}: not written ({e})", "error")
             return
@@ -568,7 +572,11 @@ class ReviewScreen(Screen[None]):
         if not self.session.load(self.rel).stale:
             self.say(f"{self.rel} is not stale.")
             return
-        change = self.session.resolve_stale(self.rel, keep=True)
+        try:
+            change = self.session.resolve_stale(self.rel, keep=True)
+        except ReviewError as e:  # e.g. the file became unreadable meanwhile
+            self.say(str(e), "error")
+            return
         self.last_message = change.message
         self.show_file(self.rel)
 

@@ -193,6 +193,34 @@ def _hip_header_exists(detection: Detection, rel: str) -> bool:
     return any(r and (Path(r) / "include" / rel).exists() for r in roots)
 
 
+# ---------------------------------------------------------------------------------------------- config
+
+_LIST_KEYS = ("arch", "args", "run", "command", "make_args", "cmake_args", "defines", "libs")
+_NUMBER_KEYS = ("build_timeout", "run_timeout")
+
+
+def check_run_config(cfg: Mapping[str, Any]) -> None:
+    """PlanError (one line) for a [tool.hipport.run] value of the wrong type, before it reaches argv."""
+    for key in _LIST_KEYS:
+        v = cfg.get(key)
+        if v is None or isinstance(v, str):
+            continue
+        if not isinstance(v, list | tuple) or not all(
+                isinstance(x, str | int | float) and not isinstance(x, bool) for x in v):
+            raise PlanError(f"[tool.hipport.run] {key} must be a string or a list of strings, not {v!r}")
+    for key in _NUMBER_KEYS:
+        v = cfg.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0):
+            raise PlanError(f"[tool.hipport.run] {key} must be a number of seconds, not {v!r}")
+    for key in ("target", "python"):
+        v = cfg.get(key)
+        if v is not None and not isinstance(v, str):
+            raise PlanError(f"[tool.hipport.run] {key} must be a string, not {v!r}")
+    t = cfg.get("target")
+    if isinstance(t, str) and (Path(t).is_absolute() or ".." in Path(t).parts):
+        raise PlanError(f"[tool.hipport.run] target {t!r} must be a path inside the project (no '..')")
+
+
 # ---------------------------------------------------------------------------------------------- plan
 
 
@@ -207,12 +235,16 @@ def plan(
     env: Mapping[str, str] | None = None,
 ) -> RunPlan:
     cfg: Mapping[str, Any] = config or {}
+    check_run_config(cfg)
     root = Path(project_root).resolve()
     if not root.exists():
         raise PlanError(f"no such file or directory: {project_root}")
     target = root / str(cfg["target"]) if cfg.get("target") and root.is_dir() else root
     if not target.exists():
         raise PlanError(f"[tool.hipport.run] target does not exist: {target}")
+    if target != root and not target.resolve().is_relative_to(root):
+        # the build writes (build/, objects) where the target is: never outside the project
+        raise PlanError(f"[tool.hipport.run] target {cfg['target']!r} leads outside the project {root}")
     if detection is None:
         from .detect import detect
 

@@ -504,3 +504,15 @@ def test_new_outputs_get_the_persons_umask_not_0600(tmp_path: Path, umask: int) 
         assert s.files()
     finally:
         os.umask(old)
+
+
+@pytest.mark.parametrize("line", ['build_timeout = "abc"', "run_timeout = -1", "run = 5", "args = {a = 1}",
+                                  "arch = 7", 'make_args = [["x"]]', 'python = ["x"]', "target = 3"])
+def test_bad_run_config_values_are_one_line(tmp_path: Path, line: str) -> None:
+    """Found: a wrong type in [tool.hipport.run] (a string timeout, a number for `run`) ended
+    `hipport run` with a ValueError/TypeError traceback."""
+    (tmp_path / "g.cu").write_bytes(cu())
+    (tmp_path / "g.hip").write_bytes(cu())
+    (tmp_path / ".hipport.toml").write_text(f"[run]\n{line}\n")
+    key = line.split()[0]
+    one_line_error(hipport("run", "--dry-run", ".", cwd=tmp_path, timeout=60), "[tool.hipport.run]", key)

@@ -270,3 +270,23 @@ async def test_the_app_run_pane_passes_exactly_the_planned_environment(tmp_path:
     seen = json.loads(out.read_text())
     assert seen.get("HIP_VISIBLE_DEVICES") == "1"
     assert "ROCR_VISIBLE_DEVICES" not in seen and "GPU_DEVICE_ORDINAL" not in seen
+
+
+@pytest.mark.parametrize("target", ["../outside", "/tmp", "sub/../../outside", "link_out"])
+def test_run_config_target_cannot_lead_the_build_outside_the_root(tmp_path: Path, target: str) -> None:
+    """Found: `[tool.hipport.run] target = "../x"` made `hipport run` build (mkdir build/, compile,
+    link) in a folder outside the project."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "g.cu").write_text(KERNEL)
+    (outside / "g.hip").write_text(KERNEL)
+    proj = tmp_path / "proj"
+    (proj / "sub").mkdir(parents=True)
+    (proj / "link_out").symlink_to(outside)
+    (proj / ".hipport.toml").write_text(f"[run]\ntarget = {json.dumps(target)}\n")
+    before = tree_digest(outside)
+    r = hipport("run", "--dry-run", ".", cwd=proj, timeout=60)
+    no_traceback(r)
+    assert r.rc == 2 and len(r.err_lines) == 1 and "target" in r.err_lines[0], r.err
+    r = hipport("run", ".", cwd=proj, timeout=60)
+    assert r.rc == 2 and tree_digest(outside) == before

@@ -516,3 +516,26 @@ def test_bad_run_config_values_are_one_line(tmp_path: Path, line: str) -> None:
     (tmp_path / ".hipport.toml").write_text(f"[run]\n{line}\n")
     key = line.split()[0]
     one_line_error(hipport("run", "--dry-run", ".", cwd=tmp_path, timeout=60), "[tool.hipport.run]", key)
+
+
+def test_convert_never_silently_replaces_a_file_already_at_the_output(tmp_path: Path) -> None:
+    """Found: `convert --suffix` (and -o) replaced an existing k.hip (a hand port, or an edited earlier
+    output) without a word. Now a differing file is kept as k.hip.prehip and said so; an identical one
+    is left alone (same mtime)."""
+    (tmp_path / "k.cu").write_bytes(cu())
+    hand = b"// my hand port: three days of work\n"
+    (tmp_path / "k.hip").write_bytes(hand)
+    r = hipport("convert", "--suffix", "k.cu", cwd=tmp_path)
+    no_traceback(r)
+    assert r.rc == 0 and "kept it as" in r.err and "k.hip.prehip" in r.err
+    assert (tmp_path / "k.hip.prehip").read_bytes() == hand
+    assert b"hipMalloc" in (tmp_path / "k.hip").read_bytes()
+    before = (tmp_path / "k.hip").stat().st_mtime_ns
+    r = hipport("convert", "--suffix", "k.cu", cwd=tmp_path)
+    assert r.rc == 0 and "kept it as" not in r.err
+    assert (tmp_path / "k.hip").stat().st_mtime_ns == before
+    assert (tmp_path / "k.hip.prehip").read_bytes() == hand
+    # -o onto an existing file: the same rule
+    (tmp_path / "out.hip").write_bytes(hand)
+    r = hipport("convert", "-o", "out.hip", "k.cu", cwd=tmp_path)
+    assert r.rc == 0 and (tmp_path / "out.hip.prehip").read_bytes() == hand

@@ -170,10 +170,21 @@ def handle(args: argparse.Namespace) -> int:
         if target is not None and res.output is not None:
             if args.in_place and not res.changed:
                 continue  # nothing to translate: leave the file (and its mtime) alone
+            backup = BACKUP_SUFFIX if args.in_place and not args.no_backup else None
+            if not args.in_place and target.is_file() and not target.is_symlink():
+                # a file is already where the output goes (a hand port, an edited earlier output):
+                # the same bytes are left alone; different ones are kept beside it, never lost
+                try:
+                    if target.read_bytes() == res.output:
+                        continue
+                except OSError:
+                    pass
+                backup = BACKUP_SUFFIX
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(target, res.output,
-                             backup_suffix=BACKUP_SUFFIX if args.in_place and not args.no_backup else None)
+                kept = atomic_write(target, res.output, backup_suffix=backup)
+                if kept is not None and not args.in_place:
+                    print(f"hipport: {target} already existed with other content; kept it as {kept}", file=err)
             except WriteError as e:
                 failed += 1
                 print(f"hipport: {e}", file=err)

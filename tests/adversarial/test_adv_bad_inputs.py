@@ -539,3 +539,18 @@ def test_convert_never_silently_replaces_a_file_already_at_the_output(tmp_path: 
     (tmp_path / "out.hip").write_bytes(hand)
     r = hipport("convert", "-o", "out.hip", "k.cu", cwd=tmp_path)
     assert r.rc == 0 and (tmp_path / "out.hip.prehip").read_bytes() == hand
+
+
+def test_file_names_that_are_not_utf8(tmp_path: Path) -> None:
+    names = [b"bad\xff\xfename.cu", b"lat\xe9.cu"]
+    for n in names:
+        with open(os.path.join(os.fsencode(tmp_path), n), "wb") as f:
+            f.write(cu())
+    for args in (["scan", "."], ["scan", "--format", "json", "."], ["convert", "--suffix", "."],
+                 ["convert", "--in-place", "."]):
+        r = hipport(*args, cwd=tmp_path)
+        no_traceback(r)
+        assert r.rc == 0, (args, r.err)
+    for n in names:
+        data = open(os.path.join(os.fsencode(tmp_path), n), "rb").read()
+        assert b"hipMalloc" in data

@@ -1185,9 +1185,13 @@ class Analyzer:
                 args = self.split_args(k + 1)
                 if len(args) == 2:
                     comma = args[0][1]
-                    e = Edit(self.toks[comma].start, self.toks[args[1][1] - 1].end, "", "W64-19")
-                    self.add(Hit("W64-19", comma + 1, [e], [e], "drop the minimum-blocks argument",
-                                 "drop the minimum-blocks argument",
+                    end = self.toks[args[1][1] - 1].end
+                    e = Edit(self.toks[comma].start, end, "", "W64-19")
+                    n_text = self.text[self.toks[args[1][0]].start:end].strip()
+                    pe = Edit(self.toks[comma].start, end, f" HIPPORT_CUDA_MIN_BLOCKS({n_text})", "W64-19")
+                    self.needs.min_blocks = True
+                    self.add(Hit("W64-19", comma + 1, [e], [pe], "drop the minimum-blocks argument",
+                                 "keep the minimum-blocks argument on NVIDIA only",
                                  "__launch_bounds__' second argument means minimum waves per execution unit in HIP, "
                                  "not minimum blocks per SM: CUDA values can force register caps and spills.",
                                  f"perf:{k}", "high"), claim=range(comma, args[1][1]))

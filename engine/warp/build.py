@@ -12,7 +12,7 @@ from .analyzer import Result
 from .prelude import Needs, prelude_text
 from .rules import RULES
 
-PRELUDE_SYMBOLS = ("HIPPORT_WS", "lane_mask_t", "hipport_host_warp_size", "__syncwarp")
+PRELUDE_SYMBOLS = ("HIPPORT_WS", "lane_mask_t", "hipport_host_warp_size", "__syncwarp", "HIPPORT_CUDA_MIN_BLOCKS")
 
 
 class _UnionFind:
@@ -102,7 +102,7 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
     needs = Needs()
     prelude_at: int | None = None
     for res in results:
-        for attr in ("ws", "mask_t", "host_ws", "sync_shim", "syncwarp_shim"):
+        for attr in ("ws", "mask_t", "host_ws", "sync_shim", "syncwarp_shim", "min_blocks"):
             if getattr(res.needs, attr):
                 setattr(needs, attr, True)
         if res.hits and res.prelude_at >= 0 and prelude_at is None:

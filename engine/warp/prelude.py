@@ -16,9 +16,11 @@ class Needs:
     host_ws: bool = False     # hipport_host_warp_size(): runtime query of the current device
     sync_shim: bool = False   # *_sync builtins on ROCm < 7 (opt-in before 7.0, absent before 6.2)
     syncwarp_shim: bool = False  # __syncwarp on ROCm < 7
+    min_blocks: bool = False  # HIPPORT_CUDA_MIN_BLOCKS: __launch_bounds__' 2nd argument kept on NVIDIA only
 
     def any(self) -> bool:
-        return self.ws or self.mask_t or self.host_ws or self.sync_shim or self.syncwarp_shim
+        return (self.ws or self.mask_t or self.host_ws or self.sync_shim or self.syncwarp_shim
+                or self.min_blocks)
 
 
 WS = """#if defined(__HIP_DEVICE_COMPILE__) && (defined(__GFX8__) || defined(__GFX9__))
@@ -39,6 +41,14 @@ HOST_WS = """static inline int hipport_host_warp_size() {  /* the device's real 
   (void)hipDeviceGetAttribute(&ws, hipDeviceAttributeWarpSize, dev);
   return ws;
 }"""
+
+# CUDA's minimum blocks per SM is HIP's minimum waves per EU: keep it where it means what it says
+# (dropping it on NVIDIA lifted the register cap and cost the sample's GEMM 22% on an H200).
+MIN_BLOCKS = """#if defined(__HIP_PLATFORM_AMD__)
+#define HIPPORT_CUDA_MIN_BLOCKS(n)  /* HIP reads __launch_bounds__' 2nd argument as min waves per EU */
+#else
+#define HIPPORT_CUDA_MIN_BLOCKS(n) , n
+#endif"""
 
 SYNC_SHIM = """#if defined(__HIP_PLATFORM_AMD__) && HIP_VERSION < 70000000 && !defined(HIP_ENABLE_WARP_SYNC_BUILTINS)
 /* ROCm < 7: the *_sync builtins are opt-in (6.2+) or absent; a wavefront runs in lockstep */
@@ -70,6 +80,8 @@ def prelude_text(needs: Needs, portable: bool, newline: str = "\n") -> str:
             parts.append(MASK_T)
         if needs.host_ws:
             parts.append(HOST_WS)
+        if needs.min_blocks:
+            parts.append(MIN_BLOCKS)
     if not parts:
         return ""
     body = "\n".join(parts)

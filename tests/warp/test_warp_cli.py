@@ -89,3 +89,12 @@ def test_convert_with_rdna_in_fat_binary_applies_no_wave64_fix(project: Path, tm
     assert main(["convert", "--fixes", "all", "--fix-style", "portable", "--arch", "gfx942", "--arch", "gfx1100",
                  str(project / "W64-06_fire.cu"), "-o", str(out), "-q"]) == 0
     assert "offset = (warpSize / 2);" in out.read_text()
+
+
+def test_arch_list_with_rdna_offers_no_wave64_fix(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `--arch gfx942,gfx1100` is two targets, one of them wave32: no fix may hard-code 64
+    assert main(["scan", "--warp", "--format", "json", "--arch", "gfx942,gfx1100", str(project)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    f6 = {f["path"]: f for f in doc["files"]}["W64-06_fire.cu"]["findings"]
+    assert f6 and all("wave64" not in f["fixes"] for f in f6)
+    assert main(["scan", "--warp", "--arch", "gfx942;rm", str(project)]) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
 
@@ -49,9 +50,10 @@ def warp_settings(args: argparse.Namespace, rocm: tuple[int, int]) -> tuple[Any,
                 raise CliError(f"--fixes: unknown rule {part.strip()!r} (all, none or W64-01..W64-23)")
             wanted.add(rid)
         fixes = wanted
-    archs = tuple(args.archs) or ("gfx942",)
+    # repeatable and comma-separated (`--arch gfx942,gfx1100`), target-ID features allowed (gfx90a:xnack-)
+    archs = tuple(a.strip() for raw_arch in args.archs for a in raw_arch.split(",") if a.strip()) or ("gfx942",)
     for a in archs:
-        if not a.lower().startswith("gfx"):
+        if not re.fullmatch(r"gfx[0-9a-f]+(:[a-z0-9_-]+[+-])*", a.lower()):
             raise CliError(f"--arch: {a!r} is not a gfx target (e.g. gfx942, gfx90a, gfx1100)")
     return fixes, FixStyle(args.fix_style), WarpOptions(rocm=rocm, archs=archs)
 

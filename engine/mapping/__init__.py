@@ -272,20 +272,7 @@ def _read_overrides() -> tuple[ApiEntry, ...]:
 
 
 def _read_macros() -> tuple[MacroEntry, ...]:
-    with open(os.path.join(_HERE, "macros.tsv"), encoding="utf-8") as f:
-        text = f.read()
-    out: list[MacroEntry] = []
-    header: list[str] | None = None
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        cells = line.split("\t")
-        if header is None:
-            header = cells
-            continue
-        row = dict(zip(header, cells, strict=True))
-        out.append(MacroEntry(row["cuda"], row["hip"], row["kind"], row["note"]))
-    return tuple(out)
+    return tuple(MacroEntry(r["cuda"], r["hip"], r["kind"], r["note"]) for r in _read_tsv("macros.tsv"))
 
 
 @functools.cache

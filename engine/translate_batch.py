@@ -72,6 +72,10 @@ def port_file(job: Job) -> FileResult:
     except (TranslateError, EditConflict, ValueError) as e:
         res.error = f"{job.path}: {e}"
         return res
+    except Exception as e:  # an engine bug must cost this file only, never the rest of a tree
+        res.error = (f"{job.path}: internal error ({type(e).__name__}: {e}); a hipport bug, please report it "
+                     "with this file; the file was not written")
+        return res
     tr = pr.translation
     res.mode = tr.mode.value
     res.stats = dict(tr.stats)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -57,6 +58,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # a hipport bug: one line for the person, the traceback on request
+        if os.environ.get("HIPPORT_DEBUG"):
+            raise
+        print(f"hipport: internal error ({type(e).__name__}: {e}); this is a hipport bug, please report it "
+              "(HIPPORT_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

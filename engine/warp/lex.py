@@ -15,9 +15,12 @@ ID, NUM, STR, PUNCT = 0, 1, 2, 3
 
 _TOKEN = re.compile(
     r"""
-    (?:[ \t\f\v]+|\\\r?\n)*   # horizontal space and line continuations: skipped inside each match
+    # horizontal space and line continuations, skipped inside each match. Possessive and without a
+    # nested quantifier: `(?:[ ]+)*` backtracked exponentially on trailing blanks (24 spaces: 12 s).
+    (?:[ \t\f\v]|\\\r?\n)*+
     (?:
-    (?P<nl>\r\n|\r|\n)
+    (?P<end>\Z)   # blanks at the very end: always a match, so no start position is retried
+  | (?P<nl>\r\n|\r|\n)
   | (?P<lc>//[^\r\n]*)
   | (?P<bc>/\*[\s\S]*?(?:\*/|\Z))
   | (?P<str>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\r\n]{0,16})\([\s\S]*?\)(?P=delim)"
@@ -47,7 +50,7 @@ def tokenize(text: str) -> list[Tok]:
     n_pp = 0
     for m in _TOKEN.finditer(text):
         g = m.lastgroup
-        if g is None or g == "lc":
+        if g is None or g == "lc" or g == "end":
             continue
         if g == "nl":
             at_bol = True

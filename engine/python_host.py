@@ -94,6 +94,10 @@ def translate_python(source: Source, options: Any) -> Translation:
     except SyntaxError as err:
         rep(ReportKind.INFO, "python", 0, 0, f"not valid Python ({err.msg}, line {err.lineno}); left unchanged")
         return Translation(source, (), tuple(reports), TranslationMode.TOKENS, stats)
+    except (MemoryError, RecursionError, ValueError):
+        # CPython's parser gives up on very deep nesting ("((((..." thousands deep) with MemoryError
+        rep(ReportKind.INFO, "python", 0, 0, "Python too deeply nested for the parser; left unchanged")
+        return Translation(source, (), tuple(reports), TranslationMode.TOKENS, stats)
 
     # line starts as ast/tokenize count lines (\n, \r\n, \r all end a line for both)
     lines = text.splitlines(keepends=True)

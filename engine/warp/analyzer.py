@@ -204,7 +204,10 @@ class Analyzer:
             elif depth == 0 and x in (";", "{", "}"):
                 break
             a -= 1
-        b = k
+        return a, self.scan_to(k, hi, (";",))
+
+    def scan_to(self, b: int, hi: int, stops: tuple[str, ...]) -> int:
+        """First index from b (before hi) of an unmatched closing bracket or a top-level stop token."""
         depth = 0
         while b < hi:
             x = self.tx[b]
@@ -214,10 +217,10 @@ class Analyzer:
                 if depth == 0:
                     break
                 depth -= 1
-            elif depth == 0 and x == ";":
+            elif depth == 0 and x in stops:
                 break
             b += 1
-        return a, b
+        return b
 
     def stmt_start(self, k: int, lo: int) -> int:
         s = k
@@ -390,19 +393,7 @@ class Analyzer:
             if self.toks[k].kind == ID and self.tx[k + 1] == "=" and self.tx[k - 1] not in (".", "->", "::"):
                 s, _ = self.stmt_bounds(k, a, b)
                 # expression ends at ; or , or unmatched )
-                e = k + 2
-                depth = 0
-                while e < b:
-                    x = self.tx[e]
-                    if x in ("(", "[", "{"):
-                        depth += 1
-                    elif x in (")", "]", "}"):
-                        if depth == 0:
-                            break
-                        depth -= 1
-                    elif depth == 0 and x in (";", ","):
-                        break
-                    e += 1
+                e = self.scan_to(k + 2, b, (";", ","))
                 yield s, k, e
 
     def propagate(self, a: int, b: int) -> None:

@@ -62,6 +62,14 @@ class Severity(StrEnum):
     PERFORMANCE = "performance"
 
 
+class FixTier(StrEnum):
+    """How far a fix group can be trusted (issue 9). `convert --fixes all` applies SAFE groups only;
+    REVIEW groups need an explicit option (CLI) or a deliberate key (app), with `tier_reason` shown."""
+
+    SAFE = "safe"      # every use of the value was understood; the fix is exact
+    REVIEW = "review"  # some use was not understood (e.g. the constant also sizes a launch)
+
+
 class FixStyle(StrEnum):
     WAVE64 = "wave64"      # MI-series only: 64, 64-bit masks and ballots
     PORTABLE = "portable"  # correct on NVIDIA 32, RDNA 32 and CDNA 64
@@ -107,6 +115,8 @@ class FixGroup:
     # Edits shared by the group per style (e.g. one inserted `lane_mask_t` typedef). Applied once
     # when any finding of the group is accepted in that style.
     shared: tuple[Fix, ...] = ()
+    tier: FixTier = FixTier.SAFE
+    tier_reason: str = ""  # why REVIEW, one line naming the use, e.g. "WS also sizes the launch at main.cu:120"
 
 
 @dataclass(frozen=True)

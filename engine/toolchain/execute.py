@@ -1,19 +1,25 @@
 """Carry out a RunPlan: build, launch, collect diagnostics and results, summarise.
 
-API:
-    run_plan(plan, detection, on_line=None, on_usage=None) -> RunReport      (blocking; for the CLI)
+API (one runner for the CLI and the app):
+    async for event in stream_plan(plan, detection, monitor=True): ...
+        StepStarted(step, index) · StepLine(step, line) · StepEnded(step, outcome)
+        · UsageSample(usage) · PlanDone(report)          (PlanDone is always last)
+    run_events(plan, detection, on_event, monitor=True) -> RunReport    (blocking; the CLI prints events)
+    run_plan(plan, detection, on_line=None, on_usage=None) -> RunReport  (blocking; callbacks per line)
     RunReport.status: "passed" | "failed" | "build failed" | "built, not launched" | "not ready"
 
-The app drives the same steps itself with runner.stream (it needs the lines as they come); this
-module is the headless equivalent and the one place that decides what a finished run means.
+The run pane renders the same events (tui/widgets/run_pane.py); what a finished run means (status,
+diagnostics, GEMM summary) is decided here only, in `_finish`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from .detect import Detection
@@ -22,7 +28,7 @@ from .monitor import sample
 from .parsers import Usage
 from .plan import RunPlan, Step
 from .result import GemmResult, RunSummary, parse_result_line, summarize
-from .runner import Exited, OutputLine, RunnerError, run_sync
+from .runner import Exited, OutputLine, RunnerError, stream
 
 # Lines kept per step for diagnostics and the explanation: the first and the last ones. A build that
 # prints 100 MB must neither be held in memory nor searched as a whole after it ends (every line is
@@ -102,11 +108,12 @@ class RunReport:
 
 
 class _UsageWatcher:
-    """Polls GPU usage in a thread while a run step goes; reports each reading and keeps the peak."""
+    """Polls GPU usage in a thread while a run step goes; keeps the readings not yet taken and the peak."""
 
-    def __init__(self, vendor: str, index: int | None, on_usage: Callable[[Usage], None] | None) -> None:
-        self.vendor, self.index, self.on_usage = vendor, index, on_usage
+    def __init__(self, vendor: str, index: int | None) -> None:
+        self.vendor, self.index = vendor, index
         self.peak: Usage | None = None
+        self._new: deque[Usage] = deque(maxlen=64)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -115,18 +122,149 @@ class _UsageWatcher:
             for u in sample(self.vendor):
                 if self.index is not None and u.index != self.index:
                     continue
-                if self.on_usage:
-                    self.on_usage(u)
+                self._new.append(u)
                 if u.busy_percent is not None and (self.peak is None or (self.peak.busy_percent or 0) < u.busy_percent):
                     self.peak = u
 
-    def __enter__(self) -> _UsageWatcher:
-        self._thread.start()
-        return self
+    def take(self) -> list[Usage]:
+        out = []
+        while self._new:
+            out.append(self._new.popleft())
+        return out
 
-    def __exit__(self, *exc: object) -> None:
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+
+
+# ---------------------------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    step: Step
+    index: int
+
+
+@dataclass(frozen=True)
+class StepLine:
+    step: Step
+    line: OutputLine
+
+
+@dataclass(frozen=True)
+class StepEnded:
+    step: Step
+    outcome: StepOutcome
+
+
+@dataclass(frozen=True)
+class UsageSample:
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class PlanDone:
+    report: RunReport
+
+
+RunEvent = StepStarted | StepLine | StepEnded | UsageSample | PlanDone
+
+# seconds between usage readings passed on while a step is silent
+USAGE_POLL = 1.0
+
+
+async def _step_events(step: Step, outcome: StepOutcome, watcher: _UsageWatcher | None) -> AsyncIterator[RunEvent]:
+    """The step's lines (and usage readings) as they come; sets outcome.exited / outcome.error.
+    Closing this generator (the consumer was cancelled) kills the step's process group."""
+    queue: asyncio.Queue[OutputLine | Exited | RunnerError] = asyncio.Queue(maxsize=1024)
+
+    async def pump() -> None:
+        try:
+            async for item in stream(step.argv, step.cwd, step.env, step.timeout):
+                await queue.put(item)
+        except RunnerError as e:
+            await queue.put(e)
+
+    start = time.monotonic()
+    task = asyncio.create_task(pump())
+    try:
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), USAGE_POLL if watcher else None)
+            except TimeoutError:
+                item = None
+            if watcher is not None:
+                for u in watcher.take():
+                    yield UsageSample(u)
+            if item is None:
+                continue
+            if isinstance(item, RunnerError):
+                outcome.error = str(item)
+                outcome.exited = Exited(None, time.monotonic() - start)
+                return
+            if isinstance(item, Exited):
+                outcome.exited = item
+                return
+            outcome.keep(item)
+            if step.role == "run" and (r := parse_result_line(item.text)) is not None:
+                outcome.results.append(r)
+            yield StepLine(step, item)
+    finally:
+        if not task.done():
+            task.cancel()  # its stream() closes, which kills the whole process group
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def stream_plan(plan: RunPlan, detection: Detection, monitor: bool = True) -> AsyncIterator[RunEvent]:
+    """Run the plan's steps in order, stopping at the first failure; PlanDone(report) comes last."""
+    if not plan.ready:
+        yield PlanDone(RunReport(plan, [], [], [], None, "not ready",
+                                 explanation=plan.notes[0] if plan.notes else None))
+        return
+    vendor = "nvidia" if plan.baseline else "amd"
+    peak: Usage | None = None
+    outcomes: list[StepOutcome] = []
+    for index, step in enumerate(plan.steps):
+        outcome = StepOutcome(step, None)
+        outcomes.append(outcome)
+        yield StepStarted(step, index)
+        watcher = _UsageWatcher(vendor, 0) if step.role == "run" and monitor else None  # the one visible device
+        if watcher is not None:
+            watcher.start()
+        try:
+            async for event in _step_events(step, outcome, watcher):
+                yield event
+        finally:
+            if watcher is not None:
+                watcher.stop()
+                peak = watcher.peak or peak
+            outcome.close()
+        yield StepEnded(step, outcome)
+        if outcome.exited is None or not outcome.exited.ok:
+            break
+    yield PlanDone(_finish(plan, detection, outcomes, peak))
+
+
+def run_events(
+    plan: RunPlan, detection: Detection, on_event: Callable[[RunEvent], None], monitor: bool = True
+) -> RunReport:
+    """Run the plan to completion, passing each event to `on_event`; Ctrl-C kills the step's group."""
+
+    async def main() -> RunReport:
+        report: RunReport | None = None
+        async for event in stream_plan(plan, detection, monitor):
+            on_event(event)
+            if isinstance(event, PlanDone):
+                report = event.report
+        assert report is not None
+        return report
+
+    return asyncio.run(main())
 
 
 def run_plan(
@@ -136,38 +274,18 @@ def run_plan(
     on_usage: Callable[[Usage], None] | None = None,
     monitor: bool = True,
 ) -> RunReport:
-    outcomes: list[StepOutcome] = []
-    if not plan.ready:
-        return RunReport(plan, [], [], [], None, "not ready", explanation=plan.notes[0] if plan.notes else None)
+    def on_event(event: RunEvent) -> None:
+        if isinstance(event, StepLine) and on_line is not None:
+            on_line(event.step, event.line)
+        elif isinstance(event, UsageSample) and on_usage is not None:
+            on_usage(event.usage)
+
+    return run_events(plan, detection, on_event, monitor=monitor)
+
+
+def _finish(plan: RunPlan, detection: Detection, outcomes: list[StepOutcome], peak: Usage | None) -> RunReport:
+    """What a finished (or stopped-at-a-failure) run means."""
     vendor = "nvidia" if plan.baseline else "amd"
-    peak: Usage | None = None
-    for step in plan.steps:
-        outcome = StepOutcome(step, None)
-        outcomes.append(outcome)
-
-        def collect(line: OutputLine, step: Step = step, outcome: StepOutcome = outcome) -> None:
-            outcome.keep(line)
-            if step.role == "run" and (r := parse_result_line(line.text)) is not None:
-                outcome.results.append(r)
-            if on_line:
-                on_line(step, line)
-
-        start = time.monotonic()
-        try:
-            if step.role == "run" and monitor:
-                with _UsageWatcher(vendor, 0, on_usage) as w:  # the one visible device is index 0
-                    outcome.exited = run_sync(step.argv, step.cwd, step.env, step.timeout, collect)
-                peak = w.peak or peak
-            else:
-                outcome.exited = run_sync(step.argv, step.cwd, step.env, step.timeout, collect)
-        except RunnerError as e:
-            outcome.error = str(e)
-            outcome.exited = Exited(None, time.monotonic() - start)
-        finally:
-            outcome.close()
-        if not outcome.exited.ok:
-            break
-
     all_lines = [ln for o in outcomes for ln in o.lines]
     build_lines = [ln.text for o in outcomes if o.step.role == "build" for ln in o.lines]
     diagnostics = parse_diagnostics(build_lines)

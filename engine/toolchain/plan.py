@@ -3,7 +3,9 @@
 API:
     plan(project_root, config=None, *, arch=None, device=None, detection=None, baseline=False) -> RunPlan
     RunPlan(kind, steps, launch, arch, notes)   kind: "single-file" | "cmake" | "make" | "python"
+                                                (or "custom": steps given by the caller)
     Step(title, argv, cwd, env, role)           role: "build" | "run"; env is the FULL environment
+                                                (None: hipport's own, for caller-made steps)
 
 `project_root` is a directory (a Makefile or CMakeLists.txt, else its one CUDA/HIP source) or one
 file (.hip/.cu/.cpp or a .py script). The plan builds the PORTED files (`gemm.cu` -> `gemm.hip`,
@@ -57,7 +59,7 @@ class Step:
     title: str
     argv: list[str]
     cwd: Path
-    env: dict[str, str]
+    env: dict[str, str] | None = None
     role: str = "build"  # "build" | "run"
     timeout: float | None = None
 
@@ -68,7 +70,7 @@ class Step:
 
 @dataclass(frozen=True)
 class RunPlan:
-    kind: str  # "single-file" | "cmake" | "make" | "python"
+    kind: str  # "single-file" | "cmake" | "make" | "python" | "custom"
     steps: list[Step]
     launch: bool  # whether a run step launches on a GPU
     arch: str  # gfx target (AMD) or sm arch (CUDA baseline)
@@ -86,6 +88,11 @@ class RunPlan:
         out += [f"  {s.role:5} {s.title}: {' '.join(s.argv)}" for s in self.steps]
         out += self.notes
         return out
+
+
+def custom_plan(steps: list[Step], notes: list[str] | None = None) -> RunPlan:
+    """A plan of the caller's own steps (scripts, tests): run in order, nothing launched on a GPU."""
+    return RunPlan("custom", list(steps), False, "", list(notes or []))
 
 
 # ---------------------------------------------------------------------------------------------- names

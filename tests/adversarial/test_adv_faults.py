@@ -491,7 +491,8 @@ async def test_run_pane_keeps_up_with_a_flood_in_bounded_memory(tmp_path: Path) 
     keeps a bounded tail for its Finished message, and still shows the last line."""
     from textual.widgets import RichLog
 
-    from hipport.tui.widgets.run_pane import KEEP_OUTPUT, RunPane, RunPlan, Step
+    from hipport.engine.toolchain.plan import Step, custom_plan
+    from hipport.tui.widgets.run_pane import KEEP_OUTPUT, RunPane
 
     code = ("import sys\nfor i in range(50_000): sys.stdout.write(f'/tmp/g.hip:{i}:1: warning: line {i} ' + "
             "'.' * 60 + '\\n')\nprint('LAST LINE')")
@@ -500,25 +501,28 @@ async def test_run_pane_keeps_up_with_a_flood_in_bounded_memory(tmp_path: Path) 
     async with app.run_test() as pilot:
         pane = app.query_one(RunPane)
         t, c = time.monotonic(), time.process_time()
-        pane.start(RunPlan([Step("flood", [PY, "-c", code], tmp_path, None, 120)], []))
+        pane.start(custom_plan([Step("flood", [PY, "-c", code], tmp_path, None, "build", 120)]))
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         wall, cpu = time.monotonic() - t, time.process_time() - c
         log = pane.query_one("#run-log", RichLog)
         assert len(pane.output) <= KEEP_OUTPUT
-        assert any("LAST LINE" in s.text for s in log.lines[-5:])
+        # the last line, then the engine's verdict: the first SHOWN_DIAGNOSTICS of the warnings
+        assert any("LAST LINE" in s.text for s in log.lines[-60:])
+        assert pane.diagnostics and pane.diagnostics[0].message.startswith("line ")
         assert cpu < 20, (cpu, wall)
-    assert finished and finished[0].code == 0 and finished[0].output.endswith("LAST LINE")
+    assert finished and finished[0].code == 0 and "LAST LINE" in finished[0].output.splitlines()
 
 
 async def test_run_pane_stop_kills_every_descendant(tmp_path: Path) -> None:
-    from hipport.tui.widgets.run_pane import RunPane, RunPlan, Step
+    from hipport.engine.toolchain.plan import Step, custom_plan
+    from hipport.tui.widgets.run_pane import RunPane
 
     code, pids = _descendants_file(tmp_path)
     app = _pane_app()
     async with app.run_test() as pilot:
         pane = app.query_one(RunPane)
-        pane.start(RunPlan([Step("build", [PY, "-c", code], tmp_path, None, 600)], []))
+        pane.start(custom_plan([Step("build", [PY, "-c", code], tmp_path, None, "build", 600)]))
         got = await asyncio.to_thread(_wait_pids, pids, 5)
         everyone = {p.pid for pid in got if psutil.pid_exists(pid) for p in [psutil.Process(pid),
                                                                             *psutil.Process(pid).children(True)]}

@@ -248,7 +248,8 @@ async def test_the_app_run_pane_passes_exactly_the_planned_environment(tmp_path:
     chosen HIP index mean another GPU)."""
     from textual.app import App, ComposeResult
 
-    from hipport.tui.widgets.run_pane import RunPane, RunPlan, Step
+    from hipport.engine.toolchain.plan import Step, custom_plan
+    from hipport.tui.widgets.run_pane import RunPane
 
     monkeypatch.setenv("ROCR_VISIBLE_DEVICES", "3")
     monkeypatch.setenv("GPU_DEVICE_ORDINAL", "2")
@@ -264,7 +265,7 @@ async def test_the_app_run_pane_passes_exactly_the_planned_environment(tmp_path:
     app = Host()
     async with app.run_test() as pilot:
         pane = app.query_one(RunPane)
-        pane.start(RunPlan([Step("probe", [sys.executable, "-c", code], tmp_path, env, 30)], []))
+        pane.start(custom_plan([Step("probe", [sys.executable, "-c", code], tmp_path, env, "build", 30)]))
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
     seen = json.loads(out.read_text())

@@ -103,3 +103,38 @@ def test_device_choices_and_env() -> None:
     assert env == {"HIP_VISIBLE_DEVICES": "1", "X": "y"} and len(notes) == 2
     nv, _ = device_env(dict(os.environ, HIP_VISIBLE_DEVICES="0"), 0, "nvidia")
     assert nv["CUDA_VISIBLE_DEVICES"] == "0" and "HIP_VISIBLE_DEVICES" not in nv
+
+
+def test_one_event_stream_for_the_cli_and_the_pane(tmp_path: Path) -> None:
+    """stream_plan is the one runner: each step opens with StepStarted and closes with StepEnded, lines
+    come between in order, a failing step ends the plan, and PlanDone (the verdict) comes last, once."""
+    from hipport.engine.toolchain.execute import PlanDone, StepEnded, StepLine, StepStarted, run_events
+
+    root, env = project(tmp_path, "echo first\necho second >&2\nexit 7")
+    rp = plan(root / "k.hip", detection=DET, env=env)
+    events: list[object] = []
+    report = run_events(rp, DET, events.append, monitor=False)
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[-1] == "PlanDone" and kinds.count("PlanDone") == 1
+    assert isinstance(events[-1], PlanDone) and events[-1].report is report
+    starts = [e.step.title for e in events if isinstance(e, StepStarted)]
+    ends = [e.step.title for e in events if isinstance(e, StepEnded)]
+    assert starts == ends == [s.title for s in rp.steps]  # mkdir, hipcc, run: all started, all ended
+    run_lines = [e.line for e in events if isinstance(e, StepLine) and e.step.role == "run"]
+    assert [(ln.text, ln.stream) for ln in run_lines] in (
+        [("first", "stdout"), ("second", "stderr")], [("second", "stderr"), ("first", "stdout")])
+    last_end = next(e for e in reversed(events) if isinstance(e, StepEnded))
+    assert last_end.outcome.exited is not None and last_end.outcome.exited.code == 7
+    assert report.status == "failed"
+
+
+def test_a_failing_build_stops_the_plan_before_the_launch(tmp_path: Path) -> None:
+    from hipport.engine.toolchain.execute import StepStarted, run_events
+
+    root, env = project(tmp_path, "echo never")
+    (tmp_path / "bin" / "hipcc").write_text("#!/bin/sh\necho 'k.hip:1:1: error: nope' >&2\nexit 1\n")
+    rp = plan(root / "k.hip", detection=DET, env=env)
+    events: list[object] = []
+    report = run_events(rp, DET, events.append, monitor=False)
+    assert [e.step.role for e in events if isinstance(e, StepStarted)] == ["build", "build"]
+    assert report.status == "build failed" and report.diagnostics[0].message == "nope"

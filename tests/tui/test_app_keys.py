@@ -14,13 +14,14 @@ from textual.widgets import Checkbox, OptionList, TextArea
 
 from hipport.engine.config import Config
 from hipport.engine.review import Decision, FileStatus
+from hipport.engine.toolchain.plan import Step, custom_plan
 from hipport.tui.app import PortApp
 from hipport.tui.screens.commit import CommitScreen
 from hipport.tui.screens.confirm import ConfirmScreen
 from hipport.tui.screens.help import HelpScreen
 from hipport.tui.screens.review import ReviewScreen
 from hipport.tui.widgets.diff_view import DiffView
-from hipport.tui.widgets.run_pane import RunPane, RunPlan, Step
+from hipport.tui.widgets.run_pane import RunPane
 
 SIZE = (110, 32)
 GROUP = ("W64-02:6:5", "W64-03:7:23")  # mask + shuffle offset: one fix group
@@ -490,14 +491,14 @@ async def test_run_pane_streams_and_stops(project: Path) -> None:
         pane = screen.query_one(RunPane)
         pane.add_class("-visible")
         code = "import sys,time\nfor i in range(3): print('line', i, flush=True)\nsys.exit(3)"
-        pane.start(RunPlan([Step("py", [sys.executable, "-c", code], project)], ["a note"]))
+        pane.start(custom_plan([Step("py", [sys.executable, "-c", code], project)], ["a note"]))
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert pane.output[:1] == ["note: a note"] and "line 2" in pane.output
         assert "failed (exit 3)" in str(pane.query_one("#run-status").render())
         assert "failed (exit 3)" in screen.last_message
         sleeper = "import time\nprint('started', flush=True)\ntime.sleep(60)"
-        pane.start(RunPlan([Step("sleep", [sys.executable, "-c", sleeper], project)]))
+        pane.start(custom_plan([Step("sleep", [sys.executable, "-c", sleeper], project)]))
         for _ in range(100):
             await pilot.pause(0.05)
             if "started" in pane.output:
@@ -538,7 +539,7 @@ async def test_build_before_writing_says_convert_first(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        screen.detection = Detection()  # a machine with no GPU and no tools, without probing this one
+        screen.run_pane.detection = Detection()  # a machine with no GPU and no tools, without probing this one
         await pilot.press("b")
         await wait_run(pilot, screen.run_pane)
         assert "Cannot build yet" in screen.last_message and "gemm.hip" in screen.last_message
@@ -553,7 +554,7 @@ async def test_build_diagnostics_jump_to_the_hip_line(project: Path) -> None:
         await ready(pilot)
         assert screen.rel == "model.py"
         code = "print('gemm.hip:13:16: error: use of undeclared identifier lane')"
-        screen.run_pane.start(RunPlan([Step("build", [sys.executable, "-c", code], project)]))
+        screen.run_pane.start(custom_plan([Step("build", [sys.executable, "-c", code], project)]))
         await wait_run(pilot, screen.run_pane)
         assert any("press e" in line for line in screen.run_pane.output)
         await pilot.press("e")
@@ -570,7 +571,7 @@ async def test_doctor_and_device_picker_without_a_gpu(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        screen.detection = Detection()
+        screen.run_pane.detection = Detection()
         await pilot.press("D")
         await wait_run(pilot, screen.run_pane)
         out = "\n".join(screen.run_pane.output)
@@ -578,7 +579,7 @@ async def test_doctor_and_device_picker_without_a_gpu(project: Path) -> None:
         await pilot.press("G")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "No AMD GPU here" in screen.last_message and screen.device is None
+        assert "No AMD GPU here" in screen.last_message and screen.run_pane.device is None
 
 
 @pytest.mark.hipcc

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from apptest import open_session
 
+from hipport.engine.toolchain.plan import Step, custom_plan
 from hipport.tui.app import PortApp
 from hipport.tui.screens import review
 from hipport.tui.screens.review import ReviewScreen
-from hipport.tui.widgets.run_pane import RunPane, RunPlan, Step
+from hipport.tui.widgets.run_pane import RunPane
 
 SIZE = (120, 34)
 
@@ -102,7 +103,7 @@ def test_run_pane(project: Path, snap_compare) -> None:  # type: ignore[no-untyp
         # sh, not sys.executable: the echoed command line is part of the picture and must not
         # depend on where the checkout lives
         script = "echo 'hipcc --offload-arch=gfx942 -o build/gemm gemm.hip'; echo 'PASS  max_abs_err 0.0'"
-        pane.start(RunPlan([Step("build", ["sh", "-c", script], project)],
+        pane.start(custom_plan([Step("build", ["sh", "-c", script], project)],
                            ["no AMD GPU here: built for gfx942, not launched"]))
         await settle(pilot)
         await pilot.pause(0.1)

@@ -49,7 +49,7 @@ def _config(path: Path) -> dict[str, object]:
 def handle(args: argparse.Namespace) -> int:
     from hipport.engine.toolchain import detect as detect_mod
     from hipport.engine.toolchain.devices import choices
-    from hipport.engine.toolchain.execute import run_plan
+    from hipport.engine.toolchain.execute import RunEvent, StepLine, StepStarted, UsageSample, run_events
     from hipport.engine.toolchain.monitor import format_usage
     from hipport.engine.toolchain.plan import PlanError, plan
     from hipport.tui.cli import CliError
@@ -102,20 +102,17 @@ def handle(args: argparse.Namespace) -> int:
             print("status: not launched")
         return 0
 
-    current: list[str] = [""]
+    def on_event(event: RunEvent) -> None:
+        if isinstance(event, StepStarted):
+            print(f"── {event.step.role}: {' '.join(event.step.argv)}", file=out, flush=True)
+        elif isinstance(event, StepLine):
+            print(event.line.text, file=out if event.line.stream == "stdout" else sys.stderr, flush=True)
+        elif isinstance(event, UsageSample) and not args.json:
+            text = format_usage([event.usage])
+            if text:
+                print(f"[usage] {text}", file=sys.stderr, flush=True)
 
-    def on_line(step, line) -> None:  # type: ignore[no-untyped-def]
-        if step.title != current[0]:
-            current[0] = step.title
-            print(f"── {step.role}: {' '.join(step.argv)}", file=out, flush=True)
-        print(line.text, file=out if line.stream == "stdout" else sys.stderr, flush=True)
-
-    def on_usage(u) -> None:  # type: ignore[no-untyped-def]
-        text = format_usage([u])
-        if text:
-            print(f"[usage] {text}", file=sys.stderr, flush=True)
-
-    report = run_plan(rp, detection, on_line=on_line, on_usage=None if args.json else on_usage)
+    report = run_events(rp, detection, on_event)
 
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))

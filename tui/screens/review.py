@@ -82,10 +82,7 @@ class ReviewScreen(Screen[None]):
         self.last_message = ""
         self.painted_at: float | None = None  # monotonic time of the first painted diff (bench)
         self.branch: str | None = None         # cached: asking git on every key would cost ms
-        self.detection: Any = None             # toolchain.detect.Detection, once asked for
-        self.device: int | None = None         # AMD device for runs (HIP_VISIBLE_DEVICES), None: default
-        self.diagnostics: list[Any] = []       # compiler diagnostics of the last run
-        self.diagnostic_index = -1
+        self.diagnostic_index = -1             # into run_pane.diagnostics (the last build's)
         self.pending_line: int | None = None   # HIP line to put the cursor on once the file is shown
         self.failed: str | None = None         # why the open file cannot be reviewed
 
@@ -580,107 +577,44 @@ class ReviewScreen(Screen[None]):
         self.last_message = change.message
         self.show_file(self.rel)
 
-    # ---- run pane ----------------------------------------------------------------------------
-    def _detection(self) -> Any:
-        """What GPUs and tools this machine has (cached; slow tools run with time limits)."""
-        if self.detection is None:
-            from hipport.engine.toolchain.detect import detect
-
-            self.detection = detect(torch=False)
-        return self.detection
-
+    # ---- run pane (the pane owns detection, device, doctor and the run; the screen binds keys) ----
     def action_build_run(self) -> None:
-        pane = self.run_pane
-        pane.add_class("-visible")
-        pane.set_status("▶ planning the build …")
-        self.prepare_run()
-
-    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
-    def prepare_run(self) -> None:
-        from ..widgets.run_pane import plan_for
-
-        try:
-            plan = plan_for(self.session, self.device, self._detection())
-        except Exception as e:  # PlanError / ValueError: one line in the pane
-            self.app.call_from_thread(self._cannot_run, str(e))
-            return
-        self.app.call_from_thread(self.run_pane.start, plan)
-
-    def _cannot_run(self, why: str) -> None:
-        self.run_pane.set_status(f"✗ {why}")
-        self.say(f"Cannot build yet: {why}", "warning")
+        self.run_pane.build_and_run(Path(self.session.root), self.session.config.run)
 
     def action_stop_run(self) -> None:
         if not self.run_pane.stop():
             self.say("Nothing is running.")
 
     def action_pick_device(self) -> None:
-        self.pick_device()
-
-    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
-    def pick_device(self) -> None:
-        from hipport.engine.toolchain.devices import choices
-
-        options = choices(self._detection())
-        if not options:
-            self.app.call_from_thread(self.say, "No AMD GPU here: builds target the configured arch only.")
-            return
-        indices = [c.index for c in options]
-        nxt = indices[(indices.index(self.device) + 1) % len(indices)] if self.device in indices else indices[0]
-        self.device = nxt
-        label = next(c.label for c in options if c.index == nxt)
-        self.app.call_from_thread(self.say, f"Run on device {label} (HIP_VISIBLE_DEVICES={nxt})")
+        self.run_pane.pick_device()
 
     def action_doctor(self) -> None:
-        pane = self.run_pane
-        pane.add_class("-visible")
-        pane.set_status("doctor: checking this machine …")
-        self.run_doctor()
+        self.run_pane.doctor(self.session.root)
 
-    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
-    def run_doctor(self) -> None:
-        from ..widgets.run_pane import doctor_lines
-
-        try:
-            lines = doctor_lines(self._detection(), self.session.root)
-        except Exception as e:
-            lines = [f"doctor failed: {e}"]
-        self.app.call_from_thread(self._show_doctor, lines)
-
-    def _show_doctor(self, lines: list[str]) -> None:
-        pane = self.run_pane
-        pane.log_widget.clear()
-        for line in lines:
-            pane.write_line(line)
-        pane.set_status("doctor: what hipport found on this machine")
+    @on(RunPane.Notice)
+    def _run_notice(self, event: RunPane.Notice) -> None:
+        self.say(event.text, event.severity)
 
     @on(RunPane.Finished)
     def _run_finished(self, event: RunPane.Finished) -> None:
-        from ..widgets.run_pane import result_lines
-
+        self.diagnostic_index = -1
         if event.code is None:
             self.say("Run stopped.", "warning")
             return
-        try:
-            lines, self.diagnostics = result_lines(event.output, self.detection, self.device)
-        except Exception as e:  # a parser bug must not hide the run's own output
-            lines, self.diagnostics = [f"(could not read the results: {e})"], []
-        self.diagnostic_index = -1
-        for line in lines:
-            self.run_pane.write_line(line)
-        if self.diagnostics:
-            self.run_pane.write_line(f"{len(self.diagnostics)} diagnostics: press e to jump to each")
+        if self.run_pane.diagnostics:
+            self.run_pane.write_line(f"{len(self.run_pane.diagnostics)} diagnostics: press e to jump to each")
         if event.code == 0:
             self.say(f"Build and run finished in {event.seconds:.1f} s")
         else:
             self.say(f"Build/run failed (exit {event.code})", "error")
 
     def action_jump_diagnostic(self) -> None:
-        if not self.diagnostics:
+        diagnostics = self.run_pane.diagnostics
+        if not diagnostics:
             self.say("No build diagnostics to jump to.")
             return
-        self.diagnostic_index = (self.diagnostic_index + 1) % len(self.diagnostics)
-        d = self.diagnostics[self.diagnostic_index]
+        self.diagnostic_index = (self.diagnostic_index + 1) % len(diagnostics)
+        d = diagnostics[self.diagnostic_index]
         target = self._file_for_output(d.path)
         if target is None:
             self.say(f"{d.location()}: not a file under review", "warning")

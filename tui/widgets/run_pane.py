@@ -1,17 +1,18 @@
-"""The run pane: builds and runs the ported program, streaming output, cancellable.
+"""The run pane: plans, builds and runs the ported project, streaming output, cancellable.
 
-The steps and their meaning come from `hipport.engine.toolchain` (plan, runner, result parsing);
-this widget only streams lines into a RichLog, shows the status, and lets the person stop the run
-(escape / ctrl+k kill the whole process group through the worker's cancellation).
+It renders the events of the engine's one plan runner (`toolchain.execute.stream_plan`, the same the
+CLI prints) and shows what the engine decided a finished run means (status, GEMM summary, compiler
+diagnostics). It also owns the run-side state of the review screen: the machine's detection (cached),
+the chosen GPU, the doctor's checks and the last run's diagnostics. The screen only binds keys:
+`build_and_run`, `stop`, `pick_device`, `doctor`; it hears back through `Notice` and `Finished`.
+Escape / ctrl+k stop a run: cancelling the worker kills the whole process group.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,29 +24,29 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import RichLog, Static
 
+from hipport.engine.toolchain.detect import Detection
+from hipport.engine.toolchain.diagnostics import Diagnostic
+from hipport.engine.toolchain.execute import (
+    PlanDone,
+    RunReport,
+    StepEnded,
+    StepLine,
+    StepStarted,
+    UsageSample,
+    stream_plan,
+)
+from hipport.engine.toolchain.monitor import format_usage
+from hipport.engine.toolchain.plan import RunPlan
+
 # Output reaches the log in batches (one RichLog.write per FLUSH_SECONDS, not one per line): writing
 # line by line, a build printing 100,000 lines took minutes and froze the screen for seconds at a time.
 FLUSH_SECONDS = 0.05
 FLUSH_LINES = 500
-# lines kept for the Finished message (results and diagnostics are read from it): the last ones
+# lines kept for the Finished message: the last ones
 KEEP_OUTPUT = 20_000
-
-
-@dataclass(frozen=True)
-class Step:
-    """One command of a run: a label, argv, where and with what environment."""
-
-    label: str
-    argv: Sequence[str]
-    cwd: Path
-    env: dict[str, str] | None = None  # the full environment (None: hipport's own)
-    timeout: float | None = None
-
-
-@dataclass(frozen=True)
-class RunPlan:
-    steps: Sequence[Step]
-    notes: Sequence[str] = field(default_factory=tuple)  # honest notes ("no AMD GPU here: built, not run")
+# diagnostics listed in the log after a build (all of them stay in `diagnostics` for jumping)
+SHOWN_DIAGNOSTICS = 50
+SYMBOL = {"pass": "✓", "warn": "!", "fail": "✗", "info": "·"}
 
 
 class RunPane(Vertical):
@@ -62,11 +63,20 @@ class RunPane(Vertical):
     ]
 
     class Finished(Message):
-        def __init__(self, code: int | None, seconds: float, output: str) -> None:
+        def __init__(self, code: int | None, seconds: float, output: str, report: RunReport | None) -> None:
             super().__init__()
-            self.code = code          # None: cancelled
+            self.code = code          # None: cancelled; else the failing step's exit status, or 0
             self.seconds = seconds
             self.output = output
+            self.report = report      # the engine's verdict (None: cancelled)
+
+    class Notice(Message):
+        """One line for the screen's message bar."""
+
+        def __init__(self, text: str, severity: str = "information") -> None:
+            super().__init__()
+            self.text = text
+            self.severity = severity
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -75,6 +85,11 @@ class RunPane(Vertical):
         self._flushed_at = 0.0
         self.running = False
         self.clock = time.monotonic  # replaceable: snapshot tests need fixed durations
+        self.detection: Detection | None = None  # what this machine has, once asked for
+        self.device: int | None = None  # HIP index for runs (HIP_VISIBLE_DEVICES); None: the default
+        self.diagnostics: list[Diagnostic] = []  # errors and warnings of the last build
+        self.report: RunReport | None = None  # the last finished run
+        self.monitor = True  # poll GPU usage during run steps
 
     def compose(self) -> ComposeResult:
         yield Static("idle: press b to build and run", id="run-status")
@@ -108,25 +123,88 @@ class RunPane(Vertical):
             self.log_widget.write(Text.from_ansi("\n".join(batch)))
         self._flushed_at = time.monotonic()
 
+    def show(self, status: str, lines: list[str] | None = None) -> None:
+        """Make the pane visible with a status (and replace the log with `lines` when given)."""
+        self.add_class("-visible")
+        self.set_status(status)
+        if lines is not None:
+            self.log_widget.clear()
+            self.output = []
+            for line in lines:
+                self.write_line(line)
+
+    def _detect(self) -> Detection:
+        """What GPUs and tools this machine has (cached; slow tools run with time limits). Call off
+        the event loop: detection runs programs."""
+        if self.detection is None:
+            from hipport.engine.toolchain.detect import detect
+
+            self.detection = detect(torch=False)
+        return self.detection
+
+    # ---- plan, build, run -------------------------------------------------------------------
+    def build_and_run(self, root: Path, run_config: Mapping[str, Any]) -> None:
+        self.show("▶ planning the build …")
+        self._plan_and_start(Path(root), dict(run_config))
+
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    def _plan_and_start(self, root: Path, run_config: dict[str, Any]) -> None:
+        from hipport.engine.toolchain.plan import PlanError, plan
+
+        try:
+            p = plan(root, run_config, device=self.device, detection=self._detect())
+        except PlanError as e:
+            self.app.call_from_thread(self._cannot_run, str(e))
+            return
+        if not p.ready:
+            self.app.call_from_thread(
+                self._cannot_run, "; ".join(p.notes) or "nothing to build yet: write the ported files first (w)")
+            return
+        self.app.call_from_thread(self.start, p)
+
+    def _cannot_run(self, why: str) -> None:
+        self.set_status(f"✗ {why}")
+        self.post_message(self.Notice(f"Cannot build yet: {why}", "warning"))
+
     @work(exclusive=True, group="run", exit_on_error=False)
     async def start(self, plan: RunPlan) -> None:
         self.log_widget.clear()
         self.output = []
         self._pending = []
+        self.diagnostics = []
+        self.report = None
         self.running = True
         started = self.clock()
         code: int | None = 0
+        report: RunReport | None = None
         try:
+            if plan.kind != "custom":  # a plan of the engine's: say what it builds, and for which target
+                self.write_line(f"note: {plan.label}: {plan.kind} build for {plan.arch}")
             for note in plan.notes:
                 self.write_line(f"note: {note}")
-            for step in plan.steps:
-                self.set_status(f"▶ {step.label} …")
-                self.write_line(f"$ {' '.join(step.argv)}")
-                code = await self._run_step(step)
-                if code != 0:
-                    break
+            detection = self.detection if self.detection is not None else Detection()
+            async for event in stream_plan(plan, detection, monitor=self.monitor):
+                if isinstance(event, StepStarted):
+                    self.set_status(f"▶ {event.step.title} …")
+                    self.write_line(f"$ {' '.join(event.step.argv)}")
+                elif isinstance(event, StepLine):
+                    self.write_line(event.line.text)
+                    if not self._pending:  # just flushed: let the screen breathe during a flood
+                        await asyncio.sleep(0)
+                elif isinstance(event, UsageSample):
+                    usage = format_usage([event.usage])
+                    if usage:
+                        self.set_status(f"▶ running … {usage}")
+                elif isinstance(event, StepEnded):
+                    code = self._step_ended(event)
+                elif isinstance(event, PlanDone):
+                    report = event.report
+            assert report is not None
+            self._show_report(report)
             elapsed = self.clock() - started
-            self.set_status(("✓ done" if code == 0 else f"✗ failed (exit {code})") + f" in {elapsed:.1f} s")
+            mark = "✓" if report.status in ("passed", "built, not launched") else "✗"
+            exit_part = f" (exit {code})" if code else ""
+            self.set_status(f"{mark} {report.status}{exit_part} in {elapsed:.1f} s")
         except asyncio.CancelledError:
             code = None
             self.set_status(f"■ stopped after {self.clock() - started:.1f} s")
@@ -136,31 +214,31 @@ class RunPane(Vertical):
             self.flush()
             self._trim()
             self.running = False
-            self.post_message(self.Finished(code, self.clock() - started, "\n".join(self.output)))
+            self.report = report
+            self.post_message(self.Finished(code, self.clock() - started, "\n".join(self.output), report))
 
-    async def _run_step(self, step: Step) -> int:
-        from hipport.engine.toolchain.runner import Exited, RunnerError, stream
-
-        # a planned step carries the FULL environment (the plan removed ROCR_VISIBLE_DEVICES & co. so the
-        # chosen index means one GPU): use it as it is, never merged back over os.environ
-        env = dict(step.env) if step.env is not None else dict(os.environ)
-        code: int | None = None
-        try:
-            # cancelling this worker closes the stream, which kills the whole process group
-            async for item in stream(list(step.argv), step.cwd, env=env, timeout=step.timeout):
-                if isinstance(item, Exited):
-                    if item.timed_out:
-                        self.write_line(f"timed out after {step.timeout or 0:.0f} s")
-                        return 124
-                    code = item.code
-                else:
-                    self.write_line(item.text)
-                    if not self._pending:  # just flushed: let the screen breathe during a flood
-                        await asyncio.sleep(0)
-        except RunnerError as e:
-            self.write_line(f"error: {e}")
+    def _step_ended(self, event: StepEnded) -> int:
+        exited, error = event.outcome.exited, event.outcome.error
+        if error:
+            self.write_line(f"error: {error}")
             return 127
-        return code if code is not None else 1
+        if exited is None:
+            return 1
+        if exited.timed_out:
+            self.write_line(f"timed out after {event.step.timeout or 0:.0f} s")
+            return 124
+        return exited.code if exited.code is not None else 1
+
+    def _show_report(self, report: RunReport) -> None:
+        """The engine's verdict under the output: GEMM summary, diagnostics, a known error's fix."""
+        self.diagnostics = [d for d in report.diagnostics if d.severity in ("error", "warning")]
+        if report.summary is not None:
+            for line in report.summary.lines():
+                self.write_line(line)
+        for d in self.diagnostics[:SHOWN_DIAGNOSTICS]:
+            self.write_line(f"{d.severity}: {d.location()}: {d.message}")
+        if report.explanation:
+            self.write_line(f"hint: {report.explanation}")
 
     def action_stop(self) -> None:
         self.stop()
@@ -171,55 +249,36 @@ class RunPane(Vertical):
         self.workers.cancel_group(self, "run")
         return True
 
+    # ---- device and doctor ------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    def pick_device(self) -> None:
+        """Cycle through the AMD GPUs for the next runs."""
+        from hipport.engine.toolchain.devices import choices
 
-def from_toolchain(plan: Any) -> RunPlan:
-    """The pane's plan from `hipport.engine.toolchain.plan.RunPlan` (steps carry the full environment)."""
-    steps = [Step(st.title, list(st.argv), Path(st.cwd), dict(st.env), st.timeout) for st in plan.steps]
-    header = [f"{plan.label}: {plan.kind} build for {plan.arch}"]
-    return RunPlan(steps, [*header, *plan.notes])
+        options = choices(self._detect())
+        if not options:
+            self.post_message(self.Notice("No AMD GPU here: builds target the configured arch only."))
+            return
+        indices = [c.index for c in options]
+        nxt = indices[(indices.index(self.device) + 1) % len(indices)] if self.device in indices else indices[0]
+        self.device = nxt
+        label = next(c.label for c in options if c.index == nxt)
+        self.post_message(self.Notice(f"Run on device {label} (HIP_VISIBLE_DEVICES={nxt})"))
 
+    def doctor(self, root: Path | None) -> None:
+        self.show("doctor: checking this machine …")
+        self._run_doctor(root)
 
-def plan_for(session: Any, device: int | None, detection: Any) -> RunPlan:
-    """Build (and, where an AMD GPU is present, run) the project's ported files, as the engine plans it.
-    Raises ValueError (one line) when there is nothing to run yet."""
-    from hipport.engine.toolchain.plan import PlanError, plan
+    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    def _run_doctor(self, root: Path | None) -> None:
+        from hipport.engine.toolchain.doctor import run_checks
 
-    try:
-        p = plan(Path(session.root), dict(session.config.run), device=device, detection=detection)
-    except PlanError as e:
-        raise ValueError(str(e)) from None
-    if not p.ready:
-        raise ValueError("; ".join(p.notes) or "nothing to build yet: write the ported files first (w)")
-    return from_toolchain(p)
-
-
-def doctor_lines(detection: Any, root: Path | None) -> list[str]:
-    """`hipport doctor` as lines for the pane: each check with pass/warn/fail and its fix."""
-    from hipport.engine.toolchain.doctor import run_checks
-
-    symbol = {"pass": "✓", "warn": "!", "fail": "✗", "info": "·"}
-    lines = []
-    for c in run_checks(detection, root):
-        lines.append(f"{symbol.get(c.status, '?')} {c.status:<4} {c.name}: {c.message}")
-        if c.fix:
-            lines.append(f"         fix: {c.fix}")
-    return lines
-
-
-def result_lines(output: str, detection: Any, device: int | None) -> tuple[list[str], list[Any]]:
-    """What a finished run means: the GEMM summary (pass/fail, GFLOP/s, % of peak) and the
-    compiler diagnostics (file:line) found in its output."""
-    from hipport.engine.toolchain.diagnostics import parse_diagnostics
-    from hipport.engine.toolchain.result import parse_result_line, summarize
-
-    # the pane's own lines ("$ argv", "note: ...") are not the program's output
-    lines = [line for line in output.splitlines() if not line.startswith(("$ ", "note: "))]
-    results = [r for r in (parse_result_line(line) for line in lines) if r is not None]
-    out: list[str] = []
-    if results and detection is not None:
-        gpu = detection.amd(device) if device is not None else None
-        out += summarize(results, detection, gpu).lines()
-    diagnostics = [d for d in parse_diagnostics(lines) if d.severity in ("error", "warning")]
-    for d in diagnostics[:50]:
-        out.append(f"{d.severity}: {d.location()}: {d.message}")
-    return out, diagnostics
+        lines: list[str] = []
+        try:
+            for c in run_checks(self._detect(), root):
+                lines.append(f"{SYMBOL.get(c.status, '?')} {c.status:<4} {c.name}: {c.message}")
+                if c.fix:
+                    lines.append(f"         fix: {c.fix}")
+        except Exception as e:  # a probe bug must not take the app down
+            lines = [f"doctor failed: {e}"]
+        self.app.call_from_thread(self.show, "doctor: what hipport found on this machine", lines)

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .cxx.lexer import COMMENT, Tokens
 from .edits import Edit
-from .lexer import COMMENT, Tokens
 from .translate_tables import HIP_RUNTIME_HEADER
 
 _INCLUDE = re.compile(r'#\s*include\s*([<"])([^>"\r\n]+)([>"])')

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .cxx.brackets import CLOSE, OPEN, closing, split_commas
+from .cxx.lexer import IDENT, KEYWORD, PUNCT, Tokens
 from .edits import Edit
-from .lexer import IDENT, KEYWORD, PUNCT, Tokens
 from .translate_tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
-
-_OPEN = {"(": ")", "[": "]", "{": "}"}
-_CLOSE = {")", "]", "}"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,24 +27,6 @@ class LaunchProblem:
 
 def _sp(toks: Tokens, i: int) -> str:
     return toks.text[toks.starts[i] : toks.ends[i]]
-
-
-def _match_forward(toks: Tokens, i: int, limit: int) -> int:
-    """Index of the bracket closing the one at i, or -1 (stops at `;` outside brackets)."""
-    depth = 0
-    for j in range(i, limit):
-        if toks.kinds[j] != PUNCT:
-            continue
-        s = _sp(toks, j)
-        if s in _OPEN:
-            depth += 1
-        elif s in _CLOSE:
-            depth -= 1
-            if depth == 0:
-                return j
-        elif s == ";" and depth <= 1:
-            return -1
-    return -1
 
 
 def _kernel_name_start(toks: Tokens, i: int, lo: int) -> tuple[int, bool] | None:
@@ -105,23 +85,10 @@ def _kernel_name_start(toks: Tokens, i: int, lo: int) -> tuple[int, bool] | None
         return start, templated
 
 
-def _split_top_level(toks: Tokens, lo: int, hi: int) -> list[tuple[int, int]] | None:
-    """Token index ranges [a, b) of the comma-separated pieces between lo and hi."""
-    pieces: list[tuple[int, int]] = []
-    depth = 0
-    a = lo
-    for j in range(lo, hi):
-        if toks.kinds[j] != PUNCT:
-            continue
-        s = _sp(toks, j)
-        if s in _OPEN:
-            depth += 1
-        elif s in _CLOSE:
-            depth -= 1
-        elif s == "," and depth == 0:
-            pieces.append((a, j))
-            a = j + 1
-    pieces.append((a, hi))
+def split_arguments(toks: Tokens, lo: int, hi: int) -> list[tuple[int, int]] | None:
+    """Token index ranges [a, b) of the comma-separated pieces between lo and hi, or None when a
+    piece is empty (`f(a,,b)`, a trailing comma)."""
+    pieces = split_commas(toks.spellings(), lo, hi)
     if any(b <= a for a, b in pieces):
         return None
     return pieces
@@ -144,6 +111,7 @@ def launch_edits(
     edits: list[Edit] = []
     problems: list[LaunchProblem] = []
     n = len(toks)
+    tx = toks.spellings()
     # each token's region: a run of code tokens between directives, or one directive (O(n) once)
     region_lo = [0] * n
     region_hi = [0] * n
@@ -167,9 +135,9 @@ def launch_edits(
             if toks.kinds[j] != PUNCT:
                 continue
             s = _sp(toks, j)
-            if s in _OPEN:
+            if s in OPEN:
                 depth += 1
-            elif s in _CLOSE:
+            elif s in CLOSE:
                 depth -= 1
             elif s == ">>>" and depth == 0:
                 close = j
@@ -182,7 +150,7 @@ def launch_edits(
             problems.append(LaunchProblem(*where, "kernel launch split across a macro and its use (or malformed); "
                                           "rewrite it as hipLaunchKernelGGL by hand"))
             continue
-        paren_close = _match_forward(toks, close + 1, hi)
+        paren_close = closing(tx, close + 1, hi)
         if paren_close < 0:
             problems.append(LaunchProblem(*where, "kernel launch arguments not closed before the end of the "
                                           "statement or macro; rewrite it by hand"))
@@ -192,7 +160,7 @@ def launch_edits(
                                           "split?); rewrite it by hand"))
             continue
         name = _kernel_name_start(toks, i - 1, lo)
-        cfg = _split_top_level(toks, i + 1, close)
+        cfg = split_arguments(toks, i + 1, close)
         if name is None or cfg is None or not 2 <= len(cfg) <= 4:
             problems.append(LaunchProblem(*where, "kernel launch with an unusual kernel expression or launch "
                                           "configuration; rewrite it as hipLaunchKernelGGL by hand"))
@@ -206,7 +174,7 @@ def launch_edits(
         out.append(Edit(st[ns], st[ns], head, "launch"))
         # grid and block are wrapped in dim3(...) unless written as dim3(...) already
         wrap = [not (_sp(toks, a) == "dim3" and a + 1 < b and _sp(toks, a + 1) == "("
-                     and _match_forward(toks, a + 1, b) == b - 1) for a, b in cfg[:2]]
+                     and closing(tx, a + 1, b) == b - 1) for a, b in cfg[:2]]
         open_repl = (")" if templated else "") + ", " + ("dim3(" if wrap[0] else "")
         if _no_newline(text, name_end, st[cfg[0][0]]):
             out.append(Edit(name_end, st[cfg[0][0]], open_repl, "launch"))

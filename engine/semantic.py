@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .lexer import Tokens
+from .cxx.lexer import Tokens
 from .source import Source
 
 
@@ -90,7 +90,7 @@ def declared_candidates(text: str, names: frozenset[str], toks: Tokens | None = 
     `struct cudaX {`). Calls and uses (`= cudaMalloc(`, `(cudaStream_t)`) are not candidates; when
     there is none the AST cannot change the translation and the file is not parsed. Set
     HIPPORT_AST_ALWAYS=1 to parse every file (benchmarks)."""
-    from .lexer import declared_names, tokenize
+    from .cxx.lexer import declared_names, tokenize
 
     if os.environ.get("HIPPORT_AST_ALWAYS"):
         return {m.group() for m in _IDENT.finditer(text)} & names

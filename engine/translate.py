@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
 from .edits import Edit
 from .launch import launch_edits
-from .lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
 from .model import Report, ReportKind, Translation, TranslationMode
 from .source import Language, Source
 from .translate_args import Call, call_arguments, rewrite_calls

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .cxx.brackets import closing
+from .cxx.lexer import Tokens
 from .edits import Edit, apply_edits
-from .launch import _match_forward, _split_top_level
-from .lexer import Tokens
+from .launch import split_arguments
 from .translate_tables import ArgOp
 
 
@@ -27,12 +28,12 @@ class Call:
 
 def call_arguments(toks: Tokens, open_i: int) -> tuple[int, list[tuple[int, int]]] | None:
     """(index of ")", [(start, end) str spans of each argument]) or None when unbalanced."""
-    close = _match_forward(toks, open_i, len(toks))
+    close = closing(toks.spellings(), open_i, len(toks))
     if close < 0:
         return None
     if close == open_i + 1:
         return close, []
-    pieces = _split_top_level(toks, open_i + 1, close)
+    pieces = split_arguments(toks, open_i + 1, close)
     if pieces is None:
         return None
     return close, [(toks.starts[a], toks.ends[b - 1]) for a, b in pieces]

@@ -1,37 +1,21 @@
-"""A light C/C++/CUDA lexer for the warp analysis: identifiers, numbers, strings, punctuation.
+"""The warp analysis's view of the project's one C/C++/CUDA lexer (engine/cxx/lexer.py).
 
-Comments are dropped; each token remembers the preprocessor directive it belongs to (or -1),
-so `#define WARP_SIZE 32` and `#if __AMDGCN_WAVEFRONT_SIZE == 64` can be read as directives.
-Offsets are str offsets into the original text.
+Tokens are objects with a coarse kind (identifier, number, string, punctuation; keywords count as
+identifiers), comments are dropped, and each token remembers the preprocessor directive it belongs
+to (or -1), so `#define WARP_SIZE 32` and `#if __AMDGCN_WAVEFRONT_SIZE == 64` can be read as
+directives. Offsets are str offsets into the original text. Bracket matching is
+engine/cxx/brackets.py's.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-ID, NUM, STR, PUNCT = 0, 1, 2, 3
+from ..cxx import brackets
+from ..cxx import lexer as cxx
 
-_TOKEN = re.compile(
-    r"""
-    # horizontal space and line continuations, skipped inside each match. Possessive and without a
-    # nested quantifier: `(?:[ ]+)*` backtracked exponentially on trailing blanks (24 spaces: 12 s).
-    (?:[ \t\f\v]|\\\r?\n)*+
-    (?:
-    (?P<end>\Z)   # blanks at the very end: always a match, so no start position is retried
-  | (?P<nl>\r\n|\r|\n)
-  | (?P<lc>//[^\r\n]*)
-  | (?P<bc>/\*[\s\S]*?(?:\*/|\Z))
-  | (?P<str>(?:u8|u|U|L)?R"(?P<delim>[^()\\ \t\r\n]{0,16})\([\s\S]*?\)(?P=delim)"
-          |(?:u8|u|U|L)?"(?:[^"\\\r\n]|\\[\s\S])*"?|(?:u8|u|U|L)?'(?:[^'\\\r\n]|\\[\s\S])*'?)
-  | (?P<num>\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*)
-  | (?P<id>[A-Za-z_$][0-9A-Za-z_$]*)
-  | (?P<p><<<|>>>|<<=|>>=|\.\.\.|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\#\#|[-+*/%&|^!=<>]=|[^ \t\f\v])
-    )
-    """,
-    re.VERBOSE,
-)
+ID, NUM, STR, PUNCT = 0, 1, 2, 3
 
 
 @dataclass(slots=True)
@@ -43,28 +27,20 @@ class Tok:
     pp: int  # index of the preprocessor directive this token belongs to, or -1
 
 
+# the lexer's kinds as the warp analysis sees them (a LITERAL is a NUM or a STR by its first character)
+_KIND = {cxx.PUNCT: PUNCT, cxx.IDENT: ID, cxx.KEYWORD: ID}
+_NUM_START = frozenset("0123456789.")
+
+
 def tokenize(text: str) -> list[Tok]:
+    t = cxx.tokenize(text)
     toks: list[Tok] = []
-    at_bol = True
-    pp = -1
-    n_pp = 0
-    for m in _TOKEN.finditer(text):
-        g = m.lastgroup
-        if g is None or g == "lc" or g == "end":
+    append = toks.append
+    comment, literal, kmap, num_start = cxx.COMMENT, cxx.LITERAL, _KIND, _NUM_START
+    for k, s, a, b, pp in zip(t.kinds, t.spellings(), t.starts, t.ends, cxx.directive_index(t), strict=True):
+        if k == comment:
             continue
-        if g == "nl":
-            at_bol = True
-            pp = -1
-            continue
-        if g == "bc":
-            continue
-        s = m.group(g)
-        kind = ID if g == "id" else NUM if g == "num" else STR if g == "str" else PUNCT
-        if at_bol and s == "#":
-            pp = n_pp
-            n_pp += 1
-        at_bol = False
-        toks.append(Tok(kind, s, m.start(g), m.end(), pp))
+        append(Tok((NUM if s[0] in num_start else STR) if k == literal else kmap[k], s, a, b, pp))
     return toks
 
 
@@ -86,18 +62,4 @@ def int_value(s: str) -> int | None:
 
 def match_brackets(toks: list[Tok]) -> dict[int, int]:
     """Index of the partner of every (), [], {} token (both directions). Unbalanced ones are left out."""
-    pairs: dict[int, int] = {}
-    stacks: dict[str, list[int]] = {"(": [], "[": [], "{": []}
-    close = {")": "(", "]": "[", "}": "{"}
-    for i, t in enumerate(toks):
-        if t.kind != PUNCT:
-            continue
-        if t.text in stacks:
-            stacks[t.text].append(i)
-        elif t.text in close:
-            st = stacks[close[t.text]]
-            if st:
-                j = st.pop()
-                pairs[i] = j
-                pairs[j] = i
-    return pairs
+    return brackets.match_brackets([t.text for t in toks])

@@ -1,4 +1,5 @@
-"""The token-mode lexer splits text exactly as libclang's lexer does (checked token by token)."""
+"""The one C/C++/CUDA lexer (engine/cxx) splits text exactly as libclang's lexer does (checked token by
+token); the warp analysis's view of it and the shared bracket helpers."""
 
 from __future__ import annotations
 
@@ -6,7 +7,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hipport.engine.lexer import COMMENT, IDENT, KEYWORD, LITERAL, PUNCT, directive_spans, tokenize
+from hipport.engine.cxx.brackets import closing, match_brackets, scan_to, split_commas
+from hipport.engine.cxx.lexer import (
+    COMMENT,
+    IDENT,
+    KEYWORD,
+    LITERAL,
+    PUNCT,
+    directive_index,
+    directive_spans,
+    is_number,
+    tokenize,
+)
+from hipport.engine.warp import lex as warp_lex
 
 ci = pytest.importorskip("clang.cindex")
 
@@ -88,3 +101,61 @@ def test_directive_spans_follow_logical_lines() -> None:
     toks = tokenize(text)
     names = [(name, toks.spelling(a), toks.spelling(b - 1)) for a, b, name in directive_spans(toks)]
     assert names == [("define", "#", "1"), ("include", "#", ">"), ("if", "#", "// c"), ("endif", "#", "endif")]
+
+
+def test_directive_index_numbers_directives_in_order() -> None:
+    text = "int a; /* c */ #define W 32 // w\n#if W == 64\nint b;\n#endif\n"
+    toks = tokenize(text)
+    got = [(toks.spelling(i), d) for i, d in enumerate(directive_index(toks))]
+    assert got == [("int", -1), ("a", -1), (";", -1), ("/* c */", -1), ("#", -1), ("define", -1),
+                   ("W", -1), ("32", -1), ("// w", -1), ("#", 0), ("if", 0), ("W", 0), ("==", 0),
+                   ("64", 0), ("int", -1), ("b", -1), (";", -1), ("#", 1), ("endif", 1)]
+    # a `#` after a comment at the start of a line does begin a directive
+    toks = tokenize("/* c */ #define W 32\nint x;\n")
+    assert directive_index(toks) == [-1, 0, 0, 0, 0, -1, -1, -1]
+
+
+def test_numbers_and_strings_are_told_apart() -> None:
+    toks = tokenize("1 .5 0x1Fu 1'000 'c' \"s\" u8\"u\" R\"(r)\" L'w'")
+    assert [is_number(s) for s in toks.spellings()] == [True, True, True, True, False, False, False, False, False]
+
+
+def test_warp_view_is_the_lexer_without_comments() -> None:
+    text = "#define WARP 32 // lanes\n__global__ void k() { int x = 0x1F + 'c'; /* b */ f(\"s\", x); }\n"
+    toks = tokenize(text)
+    warp = warp_lex.tokenize(text)
+    sig = [i for i, k in enumerate(toks.kinds) if k != COMMENT]
+    assert [(t.text, t.start, t.end) for t in warp] == [(toks.spelling(i), toks.starts[i], toks.ends[i]) for i in sig]
+    kinds = {t.text: t.kind for t in warp}
+    assert (kinds["WARP"], kinds["32"], kinds["'c'"], kinds['"s"'], kinds["void"], kinds["{"]) == (
+        warp_lex.ID, warp_lex.NUM, warp_lex.STR, warp_lex.STR, warp_lex.ID, warp_lex.PUNCT)
+    assert [t.pp for t in warp[:5]] == [0, 0, 0, 0, -1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_ATOMS), max_size=30))
+def test_warp_view_keeps_every_significant_token(atoms: list[str]) -> None:
+    text = " ".join(atoms) + "\n"
+    toks = tokenize(text)
+    assert [t.text for t in warp_lex.tokenize(text)] == [s for k, s in zip(toks.kinds, toks.spellings(), strict=True)
+                                                           if k != COMMENT]
+
+
+def test_bracket_helpers() -> None:
+    tx = tokenize("f(a, g(b, c)[1], {d, e}); x = y, z; }").spellings()
+    assert tx[:3] == ["f", "(", "a"]
+    close = closing(tx, 1, len(tx))
+    assert tx[close] == ")" and tx[close + 1] == ";"
+    assert match_brackets(tx)[1] == close and match_brackets(tx)[close] == 1
+    assert [" ".join(tx[a:b]) for a, b in split_commas(tx, 2, close)] == ["a", "g ( b , c ) [ 1 ]", "{ d , e }"]
+    assert split_commas(tx, 2, 2) == [(2, 2)]
+    # statement end and assignment-expression end
+    x = tx.index("x")
+    assert tx[scan_to(tx, x, len(tx), (";",))] == ";"
+    assert tx[scan_to(tx, x + 2, len(tx), (";", ","))] == ","
+    # an unmatched closing bracket ends the scan
+    assert tx[scan_to(tx, close + 2, len(tx), ())] == "}"
+    # a `;` directly inside an open call means it was never closed
+    tx = tokenize("f(a; b)").spellings()
+    assert closing(tx, 1, len(tx)) == -1
+    assert 0 not in match_brackets(tokenize("(]").spellings())

@@ -5,16 +5,19 @@ libclang cannot build one for C++ without parsing the whole file (measured: ~37 
 before the first token, more than the whole 50 µs/line budget). This lexer splits text the way
 clang's raw lexer does (comments, string/char literals incl. raw strings and encoding prefixes,
 pp-numbers with digit separators, `::`, CUDA's `<<<`/`>>>`, backslash-newline continuations) and
-tests/engine/test_translate_lexer.py checks it against libclang token for token.
+tests/engine/test_cxx_lexer.py checks it against libclang token for token.
 
-Offsets are str offsets into the original text (never bytes), so non-ASCII text needs no mapping.
+This is the project's one C/C++/CUDA lexer: translation (translate.py, launch.py, includes.py) reads
+`Tokens` directly, the warp analysis reads it through `engine/warp/lex.py` (a list of token objects
+with a directive index), and `engine/cxx/brackets.py` holds the bracket/comma/statement helpers both
+share. Offsets are str offsets into the original text (never bytes), so non-ASCII text needs no mapping.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # Token kinds (small ints: cheap to compare in hot loops).
 PUNCT, KEYWORD, IDENT, LITERAL, COMMENT = 0, 1, 2, 3, 4
@@ -62,12 +65,22 @@ class Tokens:
     ends: list[int]
     bol: list[bool]
     text: str
+    _spellings: list[str] | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.kinds)
 
     def spelling(self, i: int) -> str:
         return self.text[self.starts[i] : self.ends[i]]
+
+    def spellings(self) -> list[str]:
+        """Every token's text, in order (what the spelling-based helpers in brackets.py take);
+        computed once per Tokens and shared, so do not modify the list."""
+        if self._spellings is None:
+            text = self.text
+            object.__setattr__(self, "_spellings", [text[s:e] for s, e in zip(self.starts, self.ends, strict=True)])
+        assert self._spellings is not None
+        return self._spellings
 
 
 def tokenize(text: str) -> Tokens:
@@ -79,41 +92,46 @@ def tokenize(text: str) -> Tokens:
     at_bol = True
     pos = 0
     n = len(text)
-    match = _TOKEN.match
     gk = _GROUP_KIND
+    keywords = KEYWORDS
     while pos < n:
-        m = match(text, pos)
-        assert m is not None  # the last alternative matches any character
-        g = m.lastgroup
-        end = m.end()
-        if g == "ws":
-            seg = m.group()
-            # a newline not escaped by a backslash ends the logical line
-            if "\n" in seg or "\r" in seg:
-                stripped = seg.replace("\\\r\n", "").replace("\\\n", "")
-                if "\n" in stripped or "\r" in stripped:
-                    at_bol = True
-            pos = end
-            continue
-        if g == "raw":
-            delim = _RAW_PREFIX.match(text, pos)
-            assert delim is not None
-            close = text.find(")" + delim.group(1) + '"', end)
-            end = n if close < 0 else close + len(delim.group(1)) + 2
-            kind = LITERAL
-        else:
+        # finditer runs the scan loop in C; a raw string (whose end the regex cannot find) restarts it
+        for m in _TOKEN.finditer(text, pos):
+            g = m.lastgroup
+            if g == "ws":
+                seg = m.group()
+                # a newline not escaped by a backslash ends the logical line
+                if "\n" in seg or "\r" in seg:
+                    stripped = seg.replace("\\\r\n", "").replace("\\\n", "")
+                    if "\n" in stripped or "\r" in stripped:
+                        at_bol = True
+                continue
+            start = m.start()
+            if g == "raw":
+                delim = _RAW_PREFIX.match(text, start)
+                assert delim is not None
+                close = text.find(")" + delim.group(1) + '"', m.end())
+                pos = n if close < 0 else close + len(delim.group(1)) + 2
+                kinds.append(LITERAL)
+                starts.append(start)
+                ends.append(pos)
+                bol.append(at_bol)
+                at_bol = False
+                break
             kind = gk[g]  # type: ignore[index]
-            if kind == IDENT and m.group() in KEYWORDS:
+            if kind == IDENT and m.group() in keywords:
                 kind = KEYWORD
-        kinds.append(kind)
-        starts.append(pos)
-        ends.append(end)
-        bol.append(at_bol)
-        if kind == COMMENT and g == "lc":
-            at_bol = True  # a // comment runs to the end of the line
-        elif kind != COMMENT:
-            at_bol = False
-        pos = end
+            kinds.append(kind)
+            starts.append(start)
+            ends.append(m.end())
+            bol.append(at_bol)
+            if kind == COMMENT:
+                if g == "lc":
+                    at_bol = True  # a // comment runs to the end of the line
+            else:
+                at_bol = False
+        else:
+            break
     return Tokens(kinds, starts, ends, bol, text)
 
 
@@ -134,6 +152,21 @@ def directive_spans(toks: Tokens) -> list[tuple[int, int, str]]:
         else:
             i += 1
     return out
+
+
+def directive_index(toks: Tokens, spans: list[tuple[int, int, str]] | None = None) -> list[int]:
+    """For each token, the ordinal of the preprocessor directive holding it (0, 1, ... in text
+    order), or -1 outside directives."""
+    out = [-1] * len(toks)
+    for k, (a, b, _name) in enumerate(directive_spans(toks) if spans is None else spans):
+        out[a:b] = [k] * (b - a)
+    return out
+
+
+def is_number(spelling: str) -> bool:
+    """A LITERAL token's spelling is a number (pp-number), not a string or character literal."""
+    c = spelling[:1]
+    return c.isdigit() or (c == "." and spelling[1:2].isdigit())
 
 
 # Tokens after which a name is used, not declared (`return cudaFoo(`), and tokens that may follow a

@@ -54,6 +54,9 @@ class TranslateOptions:
     translate_comments: bool = False
     translate_strings: bool = False
     ast: str = "auto"               # "auto" | "off" | "on"
+    # absolute paths of the files of this conversion whose outputs get sibling names (--suffix):
+    # quoted includes of them are pointed at their ports (engine/local_includes.py)
+    sibling_outputs: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.launch_syntax not in ("chevron", "ggl"):
@@ -107,8 +110,9 @@ def _decide(name: str, mapping: Any, options: TranslateOptions) -> _Decision | N
     target = e.target(options.roc)
     v = ".".join(map(str, options.rocm))
     if not target or e.status == "unsupported":
-        return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
-                f"{name} has no HIP equivalent (AMD's HIPIFY tables list it as unsupported)", "")
+        why = (e.section.split("overrides.tsv: ", 1)[1][:-1] if "overrides.tsv: " in e.section
+               else "AMD's HIPIFY tables list it as unsupported")
+        return (_REPORT, "", fam, ReportKind.UNSUPPORTED, f"{name} has no HIP equivalent ({why})", "")
     if e.hip_removed and e.hip_removed and mapping.version_at_least(e.hip_removed, options.rocm):
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
                 f"{name}: its HIP counterpart {target} was removed in HIP {e.hip_removed}", "")
@@ -157,6 +161,7 @@ _COMPARE = {">=", ">", "<=", "<", "==", "!="}
 _SKIP_DIRECTIVES = {"include", "include_next", "import", "error", "warning", "line", "pragma"}
 _ASM = {"asm", "__asm__", "__asm"}
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~"}
+_PTX = "inline assembly (PTX) does not run on AMD GPUs: rewrite it with HIP intrinsics"
 _IDENT_IN_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -256,6 +261,28 @@ def translate_text(
                     rep(ReportKind.MANUAL, name, starts[i], ends[k],
                         f"{orig}: no HIP equivalent in C++ code; test __HIP_DEVICE_COMPILE__ in #if instead")
                     return
+                if d >= 0 and dname in ("if", "elif"):
+                    # the branch device code takes must not call what the target ROCm lacks
+                    # (e.g. __reduce_add_sync before 7.0): then the other branch is kept
+                    taken, other = _branches(dir_index[d], dev)
+                    lacking = _lacking(taken)
+                    rv = ".".join(map(str, options.rocm))
+                    # only a condition that is this comparison alone is changed (a compound one
+                    # such as `defined(__CUDA_ARCH__) && ...` is reported below instead)
+                    whole = i == next_sig(next_sig(d)) and next_sig(k) >= directives[dir_index[d]][1]
+                    if lacking and whole and other is not None and not _lacking(other):
+                        # host and device passes both take the fallback: hip-clang looks names up in
+                        # both, so the other branch must not be seen by either
+                        val = "1" if not dev else "0"
+                        dead.append(taken)
+                        why += (f"; both passes keep the other branch: this one uses {', '.join(lacking)}, "
+                                f"which ROCm {rv} lacks")
+                    elif lacking:
+                        rep(ReportKind.MANUAL, name, starts[i], ends[k],
+                            f"{orig}: device code takes a branch that uses {', '.join(lacking)}, which ROCm {rv} "
+                            "lacks" + (", and there is no #else branch to keep instead" if whole else
+                                       " (a compound condition hipport does not rewrite)")
+                            + ": port it by hand or raise --rocm")
             edit(starts[i], ends[k], f"{val} /* hipport: {orig} */", "preproc", f"{orig} -> {val}")
             out.count("preproc")
             rep(ReportKind.INFO, name, starts[i], ends[k], f"{orig} -> {val}: {why}", val)
@@ -273,6 +300,52 @@ def translate_text(
                 f"{name} used as a number has no HIP equivalent (HIP_VERSION and __HIP_DEVICE_COMPILE__ "
                 "use other encodings); rewrite the test by hand")
 
+    dir_index = {a: k for k, (a, _b, _nm) in enumerate(directives)}
+    dead: list[tuple[int, int]] = []  # branches dropped for lacking names: their names are not reported
+
+    def _branches(k: int, first: bool) -> tuple[tuple[int, int], tuple[int, int] | None]:
+        """Token ranges of the branch after directive k (an #if/#elif) and of the #else branch of
+        the same chain (None when there is none); `first` False: the #else branch is the one taken."""
+        depth, start = 0, directives[k][1]
+        this: tuple[int, int] | None = None
+        other: tuple[int, int] | None = None
+        for a, b, nm in directives[k + 1:]:
+            if nm in ("if", "ifdef", "ifndef"):
+                depth += 1
+            elif nm == "endif" and depth:
+                depth -= 1
+            elif depth == 0 and nm in ("elif", "else", "elifdef", "elifndef", "endif"):
+                if this is None:
+                    this = (start, a)
+                elif nm in ("endif",) and other is not None:
+                    other = (start, a)
+                if nm == "else":
+                    other, start = (b, n), b
+                elif nm != "endif":
+                    other = None  # an #elif chain: only a plain #else counts as the fallback
+                if nm == "endif":
+                    break
+        if this is None:
+            this = (directives[k][1], n)
+        if first:
+            return this, other
+        return (other, this) if other is not None else (this, None)
+
+    def _lacking(span: tuple[int, int]) -> list[str]:
+        names: list[str] = []
+        for j in range(span[0], span[1]):
+            if kinds[j] != IDENT and kinds[j] != KEYWORD:
+                continue
+            nm = sp(j)
+            if nm in _ASM:
+                hit = True
+            else:
+                dj = decide(nm) if kinds[j] == IDENT else None
+                hit = dj is not None and dj[0] == _REPORT and sp(prev_sig(j)) not in (".", "->", "::")
+            if hit and nm not in names:
+                names.append(nm)
+        return names
+
     decide = _decider(mapping, options)
     macro_of = getattr(mapping, "macro", None)
     used_runtime = False
@@ -286,8 +359,7 @@ def translate_text(
                 while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
                     j = next_sig(j)
                 if sp(j) == "(":
-                    rep(ReportKind.MANUAL, sp(i), starts[i], ends[i],
-                        "inline assembly (PTX) does not run on AMD GPUs: rewrite with HIP intrinsics")
+                    rep(ReportKind.UNSUPPORTED, sp(i), starts[i], ends[i], _PTX)
             continue
         if inactive is not None and inactive[i]:
             continue
@@ -315,8 +387,7 @@ def translate_text(
                 while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
                     j = next_sig(j)
                 if sp(j) == "(":
-                    rep(ReportKind.MANUAL, name, starts[i], ends[i],
-                        "inline assembly (PTX) does not run on AMD GPUs: rewrite with HIP intrinsics")
+                    rep(ReportKind.UNSUPPORTED, name, starts[i], ends[i], _PTX)
                 continue
             if other == 2:
                 _macro(i, name, macro_of(name) if macro_of is not None else None, d, dname)
@@ -347,6 +418,8 @@ def translate_text(
             continue
         if action == _REPORT:
             assert rkind is not None
+            if dead and any(a <= i < b for a, b in dead):
+                continue
             rep(rkind, name, starts[i], ends[i], msg, "", since)
             out.count("unconverted")
             continue
@@ -377,6 +450,17 @@ def translate_text(
             rep(ReportKind.MANUAL, c.name, starts[c.name_i], ends[c.name_i],
                 f"{c.name}: its HIP/ROC counterpart takes other arguments that hipport does not fill in "
                 "here (unexpected argument count, or a value only the caller knows); adjust them by hand")
+
+    # CUDA features no table lists (cooperative-groups members, wide tiles, __grid_constant__)
+    from . import cuda_features
+
+    if cuda_features.wanted(text):
+        def skip(i: int) -> bool:
+            return dir_of[i] >= 0 or (inactive is not None and inactive[i])
+
+        for kind, name, s, e, msg, since in cuda_features.scan(toks, options.rocm, skip):
+            rep(ReportKind(kind), name, s, e, msg, "", since)
+            out.count("unconverted")
 
     # includes
     from .includes import include_edits, runtime_insertion
@@ -536,6 +620,14 @@ def translate(source: Source, options: TranslateOptions | None = None) -> Transl
     cuda_file = suffix in CUDA_SUFFIXES or (source.path is None and source.language == Language.CUDA)
     out = translate_text(source.text, options, source.line_col, cuda_file=cuda_file,
                          newline=source.newline, user_spans=user_spans, toks=toks)
+    if options.sibling_outputs and source.path is not None:
+        from .lexer import directive_spans
+        from .local_includes import local_include_edits
+
+        les = local_include_edits(toks, directive_spans(toks), source.path, options.sibling_outputs,
+                                  options.include_dirs)
+        out.edits.extend(les)
+        out.count("include", len(les))
     out.stats["lines"] = len(source.line_starts)
     reports = tuple(sorted(extra + out.reports, key=lambda r: (r.start, r.end)))
     return Translation(source=source, edits=tuple(sorted(out.edits, key=lambda e: (e.start, e.end))),

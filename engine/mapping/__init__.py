@@ -214,6 +214,9 @@ class Mapping:
     def header_table(self) -> dict[str, HeaderEntry]:
         if self._headers is None:
             self._headers = {r[0]: HeaderEntry(*r) for r in self._header_rows}
+            for r in _read_tsv("header_overrides.tsv"):  # hand-kept rows the generated table lacks
+                self._headers[r["cuda"]] = HeaderEntry(r["cuda"], r["hip"], "", "CONV_INCLUDE", "API_RUNTIME",
+                                                       r["status"])
         return self._headers
 
     def macro(self, name: str) -> MacroEntry | None:
@@ -264,9 +267,11 @@ def _read_tsv(name: str) -> list[dict[str, str]]:
 
 def _read_overrides() -> tuple[ApiEntry, ...]:
     return tuple(
-        ApiEntry(cuda=r["cuda"], hip=r["hip"], roc="", family="device", kind="function", status="supported",
+        ApiEntry(cuda=r["cuda"], hip=r["hip"], roc="", family=r["family"], kind="function",
+                 status="supported" if r["hip"] else "unsupported",
                  hip_added=r["hip_added"], hip_deprecated="", hip_removed="", experimental="",
-                 section="Device Functions (overrides.tsv: " + r["note"] + ")")
+                 section=("Device Functions" if r["family"] == "device" else "Runtime API")
+                 + " (overrides.tsv: " + r["note"] + ")")
         for r in _read_tsv("overrides.tsv")
     )
 

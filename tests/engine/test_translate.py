@@ -309,7 +309,7 @@ def test_unsupported_unknown_manual_reports_with_positions() -> None:
     got = {(r.name, r.kind, r.line, r.col) for r in t.reports}
     assert ("cudaDeviceFlushGPUDirectRDMAWrites", ReportKind.UNSUPPORTED, 2, 3) in got
     assert ("cudaNotARealApi", ReportKind.UNKNOWN, 3, 3) in got
-    assert ("asm", ReportKind.MANUAL, 4, 3) in got
+    assert ("asm", ReportKind.UNSUPPORTED, 4, 3) in got
     assert len(got) == 3
     assert t.stats["unconverted"] == 1
 

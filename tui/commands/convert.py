@@ -128,6 +128,13 @@ def handle(args: argparse.Namespace) -> int:
     if to_stdout and (len(items) > 1 or items[0].root is not None):
         raise CliError("several files: give -o OUT (a folder), --in-place or --suffix (or --diff to preview)")
     targets = _targets(items, args)
+    if args.suffix:
+        # outputs get new names: includes between the files of this conversion follow them
+        import dataclasses
+        import os
+
+        options = dataclasses.replace(options, sibling_outputs=frozenset(
+            os.path.normpath(os.path.abspath(it.path)) for it in items))
     for it, t in zip(items, targets, strict=True):
         if t is not None and args.output and t.resolve() == it.path.resolve():
             raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")
@@ -150,6 +157,7 @@ def handle(args: argparse.Namespace) -> int:
     changed = 0
     n_reports = 0
     modes: set[str] = set()
+    all_reports: list[dict[str, Any]] = []
     for res, target in zip(port_files(jobs, args.jobs), targets, strict=True):
         if res.error:
             failed += 1
@@ -158,6 +166,7 @@ def handle(args: argparse.Namespace) -> int:
         modes.add(res.mode)
         changed += res.changed
         n_reports += len(res.reports)
+        all_reports += res.reports
         if not args.quiet:
             for r in res.reports:
                 print(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}", file=err)
@@ -195,6 +204,10 @@ def handle(args: argparse.Namespace) -> int:
     if not to_stdout or not args.quiet:
         print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed, "
               f"{n_reports} report(s); mode: {mode}", file=err)
+        if n_reports:
+            from hipport.engine.cuda_features import summarize, summary_line
+
+            print(f"hipport convert: reports by kind: {summary_line(summarize(all_reports))}", file=err)
     return 1 if failed else 0
 
 

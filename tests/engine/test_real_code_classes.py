@@ -1,0 +1,164 @@
+"""The failure classes of real CUDA programs (issue 10, "Real projects"), one self-written sample each:
+CUDA features HIP lacks are reported with file:line, CUDA 11/12 names are mapped or reported from
+data, `__CUDA_ARCH__` decisions keep a branch the target can compile, includes between the files of
+one --suffix conversion follow the ported names, and convert prints a summary by kind.
+(Compiled with hipcc in tests/compile/test_real_code_compile.py.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from hipport.engine.cuda_features import feature_of, summarize, summary_line
+from hipport.engine.edits import apply_edits
+from hipport.engine.model import Report, ReportKind, Translation
+from hipport.engine.source import Source
+from hipport.engine.translate import TranslateOptions, translate
+
+
+def run(src: str, path: str = "x.cu", **kw: object) -> tuple[str, Translation]:
+    kw.setdefault("ast", "off")
+    t = translate(Source.from_text(src, path), TranslateOptions(**kw))  # type: ignore[arg-type]
+    return apply_edits(src, t.edits), t
+
+
+def found(t: Translation, kind: ReportKind | None = None) -> set[tuple[str, int]]:
+    return {(r.name, r.line) for r in t.reports if kind is None or r.kind == kind}
+
+
+CG = """#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out, int v) {
+  cg::thread_block b = cg::this_thread_block();
+  cg::thread_block_tile<32> w = cg::tiled_partition<32>(b);
+  int s = cg::reduce(w, v, cg::plus<int>());
+  int m = cg::reduce(w, v, cg::greater<int>());
+  auto part = cg::labeled_partition(w, v & 1);
+  auto big = cg::tiled_partition<128>(b);
+  __shared__ cg::experimental::block_tile_memory<4, 256> scratch;
+  int reduce = s + m + w.meta_group_rank();
+  out[0] = reduce + std::plus<int>()(1, 2);
+}
+"""
+
+
+def test_cooperative_groups_features_hip_lacks_are_unsupported_with_lines() -> None:
+    out, t = run(CG, rocm=(5, 2))
+    assert out.count("cg::") == CG.count("cg::")  # reported, never rewritten
+    got = found(t, ReportKind.UNSUPPORTED)
+    assert {("cooperative_groups/reduce.h", 2), ("reduce", 7), ("plus", 7), ("reduce", 8), ("greater", 8),
+            ("labeled_partition", 9), ("tiled_partition", 10), ("block_tile_memory", 11)} <= got
+    # the local variable `reduce`, std::plus and the 32-wide tile are not CUDA features
+    assert ("reduce", 12) not in found(t) and ("plus", 13) not in found(t) and ("tiled_partition", 6) not in found(t)
+    newer = [r for r in t.reports if r.kind == ReportKind.NEEDS_NEWER_ROCM]
+    assert [(r.name, r.line, r.since) for r in newer] == [("meta_group_rank", 12, "5.7.0")]
+    assert ("meta_group_rank", 12) not in found(run(CG, rocm=(6, 0))[1])
+
+
+def test_cooperative_groups_through_using_namespace() -> None:
+    src = ("#include <cooperative_groups.h>\nusing namespace cooperative_groups;\n"
+           "__global__ void k(int* o) { auto b = this_thread_block(); auto t = tiled_partition<32>(b);\n"
+           "  auto l = labeled_partition(t, o[0]); int reduce = 1; o[1] = reduce; }\n")
+    _, t = run(src)
+    assert found(t, ReportKind.UNSUPPORTED) == {("labeled_partition", 4)}  # bare `reduce` is no cg::reduce here
+
+
+def test_grid_constant_and_inline_ptx_are_unsupported() -> None:
+    src = ("__global__ void k(const __grid_constant__ int p, int* o) {\n"
+           "  asm volatile(\"membar.gl;\");\n  o[0] = p;\n}\n")
+    _, t = run(src)
+    assert found(t, ReportKind.UNSUPPORTED) == {("__grid_constant__", 1), ("asm", 2)}
+
+
+def test_cuda12_names_mapped_or_reported_from_overrides() -> None:
+    src = ("void f(cudaStream_t s) {\n  cudaStreamAttrValue v;\n  cudaStreamAttrID id;\n"
+           "  cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);\n  cudaGraphConditionalHandle h;\n}\n")
+    out, t = run(src, rocm=(7, 1))
+    assert "hipStreamAttrValue v;" in out and "hipStreamAttrID id;" in out
+    assert found(t, ReportKind.UNSUPPORTED) == {("cudaLimitPersistingL2CacheSize", 4), ("cudaGraphConditionalHandle", 5)}
+    _, old = run(src, rocm=(5, 2))
+    newer = {(r.name, r.since) for r in old.reports if r.kind == ReportKind.NEEDS_NEWER_ROCM}
+    assert ("cudaStreamAttrValue", "7.1.0") in newer and ("cudaStreamAttrID", "7.1.0") in newer
+
+
+def test_bf16_header_follows_the_renamed_type() -> None:
+    out, t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n")
+    assert "#include <hip/hip_bfloat16.h>" in out and "cuda_bf16" not in out
+    assert "hip_bfloat16* p" in out
+
+
+ARCH = """__device__ unsigned total(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, v);
+#else
+  for (int o = 32; o > 0; o /= 2) v += __shfl_down(v, o);
+  return v;
+#endif
+}
+"""
+
+
+def test_arch_decision_keeps_the_fallback_the_target_can_compile() -> None:
+    out, t = run(ARCH, rocm=(5, 2))
+    assert "#if 0 /* hipport: __CUDA_ARCH__ >= 800 */" in out
+    info = [r.message for r in t.reports if r.kind == ReportKind.INFO]
+    assert any("__reduce_add_sync, which ROCm 5.2 lacks" in m for m in info)
+    assert not found(t, ReportKind.NEEDS_NEWER_ROCM)  # the dropped branch is not reported as if it ran
+    out7, _ = run(ARCH, rocm=(7, 0))
+    assert "#if defined(__HIP_DEVICE_COMPILE__) /* hipport: __CUDA_ARCH__ >= 800 */" in out7
+
+
+def test_arch_decision_without_fallback_is_reported() -> None:
+    src = ARCH.replace("#else\n  for (int o = 32; o > 0; o /= 2) v += __shfl_down(v, o);\n  return v;\n", "")
+    _, t = run(src, rocm=(5, 2))
+    manual = [r for r in t.reports if r.kind == ReportKind.MANUAL]
+    assert [(r.name, r.line) for r in manual] == [("__CUDA_ARCH__", 2)]
+    assert "no #else branch" in manual[0].message
+    assert ("__reduce_add_sync", 3) in found(t, ReportKind.NEEDS_NEWER_ROCM)
+
+
+def test_summary_line_by_kind_and_feature() -> None:
+    _, t = run(CG + 'void h() { asm("nop"); cudaGraphConditionalHandle c; }\n', rocm=(5, 2))
+    line = summary_line(summarize(t.reports))
+    assert line.startswith("unsupported 10 (cooperative groups 8, graph conditional nodes 1, inline PTX 1)")
+    assert "needs-newer-rocm 1 (cooperative groups 1)" in line
+    assert summarize([{"kind": "info", "name": "x"}]) == {}
+    assert feature_of("unsupported", "cudaLimitPersistingL2CacheSize") == "runtime API"
+    r = Report(ReportKind.UNSUPPORTED, "asm", 0, 3, 1, 1, "m")
+    assert summary_line(summarize([r])) == "unsupported 1 (inline PTX 1)"
+
+
+def _hipport(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "hipport"), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_suffix_mode_points_includes_at_the_ported_files(tmp_path: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "main.cu").write_text('#include "kernels.cuh"\n#include "inc/util.h"\n#include "absent.h"\n'
+                                      "int main() { launch(); return 0; }\n")
+    (tmp_path / "kernels.cuh").write_text('#pragma once\n#include "inc/util.h"\n'
+                                          "__global__ void k(float* p) { p[0] = twice(1.0f); }\n"
+                                          "inline void launch() { k<<<1, 1>>>(nullptr); cudaDeviceSynchronize(); }\n")
+    (tmp_path / "inc" / "util.h").write_text("#pragma once\n__host__ __device__ inline float twice(float x) "
+                                             "{ return 2 * x; }\n")
+    p = _hipport("convert", ".", "--suffix", "--ast", "off", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    main = (tmp_path / "main.hip").read_text()
+    assert '#include "kernels_hip.cuh"\n#include "inc/util_hip.h"\n#include "absent.h"\n' in main
+    assert '#include "inc/util_hip.h"' in (tmp_path / "kernels_hip.cuh").read_text()
+    # folder mode keeps every name: nothing to rewrite
+    p = _hipport("convert", ".", "-o", "out", "--ast", "off", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert '#include "kernels.cuh"' in (tmp_path / "out" / "main.cu").read_text()
+
+
+def test_convert_prints_the_summary_line(tmp_path: Path) -> None:
+    (tmp_path / "a.cu").write_text(CG)
+    p = _hipport("convert", "a.cu", "-o", "b.cu", "--rocm", "5.2", "--ast", "off", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert last == ("hipport convert: reports by kind: unsupported 8 (cooperative groups 8); "
+                    "needs-newer-rocm 1 (cooperative groups 1)")

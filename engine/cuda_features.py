@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .lexer import IDENT, LITERAL, Tokens
+from .cxx.lexer import IDENT, LITERAL, Tokens
 
 MAX_TILE = 64  # a tile is at most one wavefront: 64 lanes on gfx9 (CDNA), 32 on RDNA
 _CG = "cooperative_groups"

@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from .cxx.lexer import Tokens
 from .edits import Edit
-from .lexer import Tokens
 from .outputs import sibling_name
 
 _QUOTED = re.compile(r'#\s*include\s*"([^"\r\n]+)"')

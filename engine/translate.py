@@ -621,7 +621,7 @@ def translate(source: Source, options: TranslateOptions | None = None) -> Transl
     out = translate_text(source.text, options, source.line_col, cuda_file=cuda_file,
                          newline=source.newline, user_spans=user_spans, toks=toks)
     if options.sibling_outputs and source.path is not None:
-        from .lexer import directive_spans
+        from .cxx.lexer import directive_spans
         from .local_includes import local_include_edits
 
         les = local_include_edits(toks, directive_spans(toks), source.path, options.sibling_outputs,

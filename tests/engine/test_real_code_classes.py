@@ -84,7 +84,7 @@ def test_cuda12_names_mapped_or_reported_from_overrides() -> None:
 
 
 def test_bf16_header_follows_the_renamed_type() -> None:
-    out, t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n")
+    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n")
     assert "#include <hip/hip_bfloat16.h>" in out and "cuda_bf16" not in out
     assert "hip_bfloat16* p" in out
 

@@ -6,7 +6,11 @@ API (one runner for the CLI and the app):
         · UsageSample(usage) · PlanDone(report)          (PlanDone is always last)
     run_events(plan, detection, on_event, monitor=True) -> RunReport    (blocking; the CLI prints events)
     run_plan(plan, detection, on_line=None, on_usage=None) -> RunReport  (blocking; callbacks per line)
-    RunReport.status: "passed" | "failed" | "build failed" | "built, not launched" | "not ready"
+    RunReport.status: "passed" | "failed" | "differs from the CUDA baseline" | "build failed"
+                      | "built, not launched" | "not ready" | "ran (no self-check in its output)"
+    (a program without GEMM result lines passes on its own PASS/SUCCESS words, fails on FAIL words)
+    RunReport.comparison: the check against .hipport/baseline/<program>.json (baseline.py), when recorded;
+    a CUDA baseline run (plan.baseline) records that file instead (RunReport.baseline_saved).
 
 The run pane renders the same events (tui/widgets/run_pane.py); what a finished run means (status,
 diagnostics, GEMM summary) is decided here only, in `_finish`.
@@ -22,6 +26,8 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+from .baseline import VERDICT, Baseline, Comparison, Value, compare, run_values
+from .baseline import load as load_baseline
 from .detect import Detection
 from .diagnostics import Diagnostic, explain_error, parse_diagnostics
 from .monitor import sample
@@ -30,6 +36,7 @@ from .plan import RunPlan, Step
 from .result import GemmResult, RunSummary, parse_result_line, summarize
 from .runner import Exited, OutputLine, RunnerError, stream
 
+NO_SELF_CHECK = "ran (no self-check in its output)"
 # Lines kept per step for diagnostics and the explanation: the first and the last ones. A build that
 # prints 100 MB must neither be held in memory nor searched as a whole after it ends (every line is
 # still passed to on_line as it comes).
@@ -72,6 +79,21 @@ class RunReport:
     status: str
     explanation: str | None = None  # one line for a known error, with its fix
     peak_usage: Usage | None = None
+    comparison: Comparison | None = None  # with the recorded CUDA baseline, when there is one
+    baseline_saved: str | None = None  # where this run (a CUDA baseline) was recorded
+    baseline_notes: list[str] = field(default_factory=list)
+
+    def verdict_lines(self) -> list[str]:
+        """What the run means, as the CLI prints it and the run pane shows it (diagnostics apart)."""
+        out = self.summary.lines() if self.summary is not None else []
+        if self.comparison is not None:
+            out += self.comparison.lines()
+        if self.baseline_saved:
+            out.append(f"recorded the CUDA baseline: {self.baseline_saved}")
+        out += self.baseline_notes
+        if self.explanation:
+            out.append(f"hint: {self.explanation}")
+        return out
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -101,6 +123,9 @@ class RunReport:
             ],
             "summary": self.summary.to_dict() if self.summary else None,
             "explanation": self.explanation,
+            "baseline": None if self.comparison is None else self.comparison.to_dict(),
+            "baseline_recorded": self.baseline_saved,
+            "baseline_notes": list(self.baseline_notes),
             "peak_usage": None if self.peak_usage is None else {
                 "busy_percent": self.peak_usage.busy_percent, "mem_used_mib": self.peak_usage.mem_used_mib,
             },
@@ -226,7 +251,7 @@ async def stream_plan(plan: RunPlan, detection: Detection, monitor: bool = True)
         yield PlanDone(RunReport(plan, [], [], [], None, "not ready",
                                  explanation=plan.notes[0] if plan.notes else None))
         return
-    vendor = "nvidia" if plan.baseline else "amd"
+    vendor = plan.vendor
     peak: Usage | None = None
     outcomes: list[StepOutcome] = []
     for index, step in enumerate(plan.steps):
@@ -285,7 +310,7 @@ def run_plan(
 
 def _finish(plan: RunPlan, detection: Detection, outcomes: list[StepOutcome], peak: Usage | None) -> RunReport:
     """What a finished (or stopped-at-a-failure) run means."""
-    vendor = "nvidia" if plan.baseline else "amd"
+    vendor = plan.vendor
     all_lines = [ln for o in outcomes for ln in o.lines]
     build_lines = [ln.text for o in outcomes if o.step.role == "build" for ln in o.lines]
     diagnostics = parse_diagnostics(build_lines)
@@ -296,7 +321,7 @@ def _finish(plan: RunPlan, detection: Detection, outcomes: list[StepOutcome], pe
         explanation = failed.error or explain_error(_searchable(failed.lines))
         if failed.exited and failed.exited.timed_out:
             explanation = f"{failed.step.title} ran past its time limit ({failed.step.timeout:.0f} s) and was stopped"
-    summary = summarize(results, detection, plan.device, vendor=vendor) if results or plan.launch else None
+    summary = summarize(results, detection, plan.device, vendor=vendor) if results else None
     if failed is not None and failed.step.role == "build":
         status = "build failed"
     elif not plan.launch:
@@ -305,9 +330,56 @@ def _finish(plan: RunPlan, detection: Detection, outcomes: list[StepOutcome], pe
         status = "failed"
     else:
         status = "passed" if summary is not None and summary.passed else "failed"
+        if summary is None:  # no GEMM result line: the program's own verdict words, else its exit status
+            status = _verdict([ln.text for o in outcomes if o.step.role == "run" for ln in o.lines])
     if explanation is None and status == "failed":
         explanation = explain_error(_searchable(all_lines))
-    return RunReport(plan, outcomes, diagnostics, results, summary, status, explanation, peak)
+    report = RunReport(plan, outcomes, diagnostics, results, summary, status, explanation, peak)
+    _check_baseline(report)
+    return report
+
+
+def _check_baseline(report: RunReport) -> None:
+    """Record the run (a CUDA baseline) or compare it with the recorded one; a launched run only."""
+    plan = report.plan
+    ran = [o for o in report.steps if o.step.role == "run" and o.exited is not None and o.error is None]
+    if plan.baseline_file is None or not ran:
+        return
+    run = ran[-1]
+    lines = [ln.text for ln in run.lines if ln.stream == "stdout"]
+    values, notes = run_values(lines, plan.config, run.step.cwd)
+    assert run.exited is not None
+    values.append(Value("exit status", str(run.exited.code), None))
+    report.baseline_notes += notes
+    if run.dropped:
+        report.baseline_notes.append(f"{run.dropped} output lines in the middle were not kept: compared the rest")
+    if plan.baseline:
+        machine = plan.device.label() if plan.device is not None else ""
+        Baseline(" ".join(run.step.argv), values, machine, run.exited.code).save(plan.baseline_file)
+        report.baseline_saved = str(plan.baseline_file)
+        return
+    if not plan.baseline_file.is_file():
+        report.baseline_notes.append("no CUDA baseline recorded for this program (`hipport run --baseline` on an "
+                                     f"NVIDIA machine writes {plan.baseline_file.name} under .hipport/baseline/)")
+        return
+    try:
+        base = load_baseline(plan.baseline_file)
+    except ValueError as e:
+        report.baseline_notes.append(str(e))
+        return
+    report.comparison = compare(base, values, plan.config, str(plan.baseline_file))
+    if not report.comparison.matches and report.status in ("passed", "failed", NO_SELF_CHECK):
+        report.status = "differs from the CUDA baseline"
+
+
+def _verdict(lines: list[str]) -> str:
+    """Status of a launched program that exited 0 and printed no GEMM result line."""
+    words = {w.upper() for line in lines for w in VERDICT.findall(line)}
+    if words & {"FAIL", "FAILED", "FAILURE"}:
+        return "failed"
+    if words & {"PASS", "PASSED", "SUCCESS", "SUCCESSFUL"}:
+        return "passed"
+    return NO_SELF_CHECK
 
 
 def _searchable(lines: list[OutputLine]) -> str:

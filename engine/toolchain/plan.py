@@ -31,6 +31,7 @@ build-only machines lack). No AMD GPU -> the plan builds and says plainly that n
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -42,11 +43,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .baseline import baseline_path
 from .detect import Detection, Gpu
 from .devices import device_env
 from .gfx import normalize_gfx
 
 DEFAULT_ARCH = "gfx942"
+PLATFORMS = ("amd", "nvidia")
+NVIDIA_NOTE = ("HIP port built for HIP's NVIDIA platform (HIP_PLATFORM=nvidia: nvcc with HIP's headers): this "
+               "proves the port builds, runs and gives the same results on 32-lane warps; wave64 correctness "
+               "is the warp analysis' and the oracle's job")
 SOURCE_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx")
 
 
@@ -77,7 +83,14 @@ class RunPlan:
     notes: list[str] = field(default_factory=list)
     baseline: bool = False
     device: Gpu | None = None
-    label: str = "HIP port"  # or "CUDA baseline"
+    label: str = "HIP port"  # or "CUDA baseline", "HIP port (NVIDIA platform)"
+    platform: str = "amd"  # where the built program runs: "amd" | "nvidia" (the baseline and --platform nvidia)
+    baseline_file: Path | None = None  # .hipport/baseline/<name>.json: recorded (baseline) or compared with
+    config: Mapping[str, Any] = field(default_factory=dict)  # [tool.hipport.run]: outputs, tolerances
+
+    @property
+    def vendor(self) -> str:
+        return "nvidia" if self.baseline else self.platform
 
     @property
     def ready(self) -> bool:
@@ -240,6 +253,7 @@ def plan(
     detection: Detection | None = None,
     baseline: bool = False,
     env: Mapping[str, str] | None = None,
+    platform: str = "amd",
 ) -> RunPlan:
     cfg: Mapping[str, Any] = config or {}
     check_run_config(cfg)
@@ -258,9 +272,24 @@ def plan(
         detection = detect(torch=False)
     base_env = dict(os.environ if env is None else env)
     kind = _project_kind(target)
+    if platform not in PLATFORMS:
+        raise PlanError(f"unknown platform {platform!r} (expected one of {', '.join(PLATFORMS)})")
     if baseline:
-        return _plan_cuda(kind, target, cfg, device, detection, base_env)
-    return _plan_hip(kind, target, cfg, arch, device, detection, base_env)
+        made = _plan_cuda(kind, target, cfg, device, detection, base_env)
+    else:
+        made = _plan_hip(kind, target, cfg, arch, device, detection, base_env, platform)
+    home = root if root.is_dir() else root.parent
+    return dataclasses.replace(made, baseline_file=baseline_path(home, program_name(home, target)), config=dict(cfg))
+
+
+def program_name(home: Path, target: Path) -> str:
+    """The name a program's CUDA baseline is kept under: its path in the project, without the suffix
+    and the cuda/hip part that porting changes (gemm.cu and gemm.hip are both "gemm")."""
+    rel = target.resolve().relative_to(home.resolve()) if target.resolve().is_relative_to(home.resolve()) else Path(target.name)
+    if target.is_file():
+        rel = rel.with_name(re.sub(r"[_-]?(cuda|hip)$", "", rel.stem, flags=re.IGNORECASE) or rel.stem)
+    name = rel.as_posix()
+    return home.resolve().name if name in ("", ".") else name
 
 
 def _pick_gpu(gpus: tuple[Gpu, ...], device: int | None, what: str) -> Gpu | None:
@@ -295,12 +324,18 @@ def _plan_hip(
     device: int | None,
     det: Detection,
     base_env: dict[str, str],
+    platform: str = "amd",
 ) -> RunPlan:
-    gpu = _pick_gpu(det.amd_gpus, device, "AMD")
+    nvidia = platform == "nvidia"
+    vendor_name = "NVIDIA" if nvidia else "AMD"
+    gpu = _pick_gpu(det.nvidia_gpus if nvidia else det.amd_gpus, device, vendor_name)
     if device is not None and gpu is None:
-        raise PlanError(f"no AMD GPU found, so there is no device {device} to run on")
-    target_arch, notes = _choose_arch(arch, cfg, gpu, det.rocm.hip_version_tuple)
-    archs = target_arch.split()
+        raise PlanError(f"no {vendor_name} GPU found, so there is no device {device} to run on")
+    if nvidia:
+        target_arch, notes, archs = (gpu.arch if gpu is not None and gpu.arch else "sm_90"), [NVIDIA_NOTE], []
+    else:
+        target_arch, notes = _choose_arch(arch, cfg, gpu, det.rocm.hip_version_tuple)
+        archs = target_arch.split()
     workdir = target if target.is_dir() else target.parent
 
     missing = _missing_ports(kind, target)
@@ -308,22 +343,25 @@ def _plan_hip(
         notes = [f"convert first: {port.name} not found (run `hipport convert {orig.name}`)" for orig, port in missing]
         return RunPlan(kind, [], False, target_arch, notes, device=gpu)
 
-    env = {**base_env, "HIP_PLATFORM": "amd"}
-    run_env, env_notes = device_env(env, gpu.index if gpu else None, "amd")
+    env = {**base_env, "HIP_PLATFORM": platform}
+    if nvidia:
+        notes += _nvidia_hipcc_env(env, det, target_arch)
+    run_env, env_notes = device_env(env, gpu.index if gpu else None, platform)
     notes += env_notes
     launch = gpu is not None
-    if det.hsa_override:
+    if det.hsa_override and not nvidia:
         notes.append(f"warning: HSA_OVERRIDE_GFX_VERSION={det.hsa_override} is set; Instinct GPUs never need it")
 
     extra: list[str] = []
     hv = det.rocm.hip_version_tuple
-    if hv is not None and hv < (6, 2) and kind != "python":
+    if hv is not None and hv < (6, 2) and kind != "python" and not nvidia:
         extra += ["-include", str(shim_header())]
         notes.append(f"HIP {det.rocm.hip_version} predates the *_sync warp builtins (ROCm 6.2): added hipport's "
                      "compatibility header, which insists on 64-bit masks as ROCm 7 does")
     for d in _as_list(cfg.get("defines")):
         extra.append(f"-D{d}")
-    no_blas = bool(cfg.get("no_blas")) or not _hip_header_exists(det, "hipblas/hipblas.h")
+    # on NVIDIA, hipport's hipblas.h shim maps the calls onto cuBLAS
+    no_blas = bool(cfg.get("no_blas")) or (not nvidia and not _hip_header_exists(det, "hipblas/hipblas.h"))
     build_timeout = float(cfg.get("build_timeout", 900))
     run_timeout = float(cfg.get("run_timeout", 600))
     args = _as_list(cfg.get("args"))
@@ -339,6 +377,8 @@ def _plan_hip(
             if no_blas and "GEMM_NO_BLAS" in text:
                 extra.append("-DGEMM_NO_BLAS")
                 notes.append("hipBLAS not found: built without the vendor BLAS (the self-check uses a reference kernel)")
+            elif nvidia:
+                libs += ["-lhipblas"]
             else:
                 libs += [f"-I{det.rocm.root or '/opt/rocm'}/include/hipblas", "-lhipblas"]
         out = workdir / "build" / src.stem
@@ -350,7 +390,7 @@ def _plan_hip(
         if launch:
             steps.append(Step(f"run {out.name}", run_argv, workdir, run_env, "run", run_timeout))
     elif kind == "make":
-        mvars = ["HIP=1", f"OFFLOAD_ARCH={target_arch}"]
+        mvars = ["HIP=1"] if nvidia else ["HIP=1", f"OFFLOAD_ARCH={target_arch}"]
         if extra:
             mvars.append("EXTRA_FLAGS=" + " ".join(extra))
         if no_blas:
@@ -395,10 +435,33 @@ def _plan_hip(
         elif gpu is not None:
             notes.append("nothing was built: a PyTorch extension is compiled by PyTorch itself when the script runs")
     if gpu is None:
-        notes.insert(0, f"No AMD GPU found: built for {target_arch}, nothing was launched." if steps else
-                     "No AMD GPU found: nothing was launched (PyTorch compiles the extension when the script "
-                     "runs, so nothing was built either).")
-    return RunPlan(kind, steps, launch and any(s.role == "run" for s in steps), target_arch, notes, device=gpu)
+        notes.insert(0, f"No {vendor_name} GPU found: built for {target_arch}, nothing was launched." if steps else
+                     f"No {vendor_name} GPU found: nothing was launched (PyTorch compiles the extension when the "
+                     "script runs, so nothing was built either).")
+    return RunPlan(kind, steps, launch and any(s.role == "run" for s in steps), target_arch, notes, device=gpu,
+                   label="HIP port (NVIDIA platform)" if nvidia else "HIP port", platform=platform)
+
+
+def nvidia_bin() -> Path:
+    """Folder of hipport's `hipcc` for HIP's NVIDIA platform (nvidia_hipcc.py)."""
+    return Path(str(resources.files(__package__).joinpath("shims/nvidia/bin")))
+
+
+def _nvidia_hipcc_env(env: dict[str, str], det: Detection, sm: str) -> list[str]:
+    """Put hipport's NVIDIA-platform hipcc first on PATH (in `env`); notes on what is missing."""
+    from .nvidia_hipcc import HipccError, hip_include
+
+    env["PATH"] = f"{nvidia_bin()}{os.pathsep}{env.get('PATH', '')}"
+    env["HIPPORT_PYTHON"] = sys.executable
+    env["HIPPORT_CUDA_ARCH"] = sm
+    notes = []
+    if det.cuda.nvcc is None and shutil.which("nvcc", path=env["PATH"]) is None:
+        notes.append("nvcc not found: the NVIDIA platform build needs the CUDA toolkit")
+    try:
+        hip_include(env)
+    except HipccError as e:
+        notes.append(str(e))
+    return notes
 
 
 def _single_python(target: Path, baseline: bool) -> Path:

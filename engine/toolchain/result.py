@@ -2,13 +2,16 @@
 
 The sample programs (examples/gemm/gemm.cu, matmul_cuda.py) print one JSON object per kernel:
     {"kernel", "M", "N", "K", "time_ms", "gflops", "max_rel_err", "pass"}  (+ "dtype",
-     "checksum_rel_err", "reference" when present)
+     "checksum_rel_err", "reference", and the timing statistics "time_ms_p20", "time_ms_p80",
+     "runs", "warmup" when present; time_ms is the median of the timed runs)
 
 API:
     parse_result_line(line) -> GemmResult | None
     summarize(results, detection, device=None) -> RunSummary
         pass/fail, time, GFLOP/s, % of the detected GPU's peak for the dtype (labelled: WHICH
-        peak), and the ratio to the vendor BLAS run of the same shape.
+        peak), and the ratio to the vendor BLAS run of the same shape. Timing statistics: median
+        with p20/p80 and the spread (p80 - p20) / median; a spread above SPREAD_LIMIT is "too large
+        to compare", and a result faster than the labelled peak is flagged implausible.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from .peaks import Peak, peak_for
 # kernel names that are the vendor library (the denominator of "x of vendor BLAS")
 VENDOR_KERNELS = ("blas", "cublas", "hipblas", "rocblas", "hipblaslt", "torch.matmul")
 REQUIRED = ("kernel", "M", "N", "K", "time_ms", "gflops", "max_rel_err", "pass")
+SPREAD_LIMIT = 0.10  # (p80 - p20) / median above this: the timings are too noisy to compare
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,25 @@ class GemmResult:
     dtype: str = "fp32"
     checksum_rel_err: float | None = None
     reference: str | None = None
+    time_ms_p20: float | None = None
+    time_ms_p80: float | None = None
+    runs: int | None = None
+    warmup: int | None = None
+
+    @property
+    def spread(self) -> float | None:
+        """(p80 - p20) / median of the timed runs, when the program reported them."""
+        if self.time_ms_p20 is None or self.time_ms_p80 is None or not self.time_ms > 0:
+            return None
+        return (self.time_ms_p80 - self.time_ms_p20) / self.time_ms
+
+    @property
+    def gflops_range(self) -> tuple[float, float] | None:
+        """GFLOP/s at p80 and p20 time (slow, fast)."""
+        if self.time_ms_p20 is None or self.time_ms_p80 is None or not (self.time_ms_p20 > 0 and self.time_ms_p80 > 0):
+            return None
+        work = self.gflops * self.time_ms
+        return work / self.time_ms_p80, work / self.time_ms_p20
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -56,6 +79,16 @@ def _float(v: object) -> float:
     if isinstance(v, str):  # "NaN"/"nan" from a C printf
         return float(v)
     raise ValueError
+
+
+def _opt_float(v: object) -> float | None:
+    return None if v is None else _float(v)
+
+
+def _opt_int(v: object) -> int | None:
+    if v is None or isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    return int(v)
 
 
 def parse_result_line(line: str) -> GemmResult | None:
@@ -86,6 +119,10 @@ def parse_result_line(line: str) -> GemmResult | None:
             dtype=str(d.get("dtype", "fp32")).lower(),
             checksum_rel_err=_float(checksum) if checksum is not None else None,
             reference=str(d["reference"]) if d.get("reference") is not None else None,
+            time_ms_p20=_opt_float(d.get("time_ms_p20")),
+            time_ms_p80=_opt_float(d.get("time_ms_p80")),
+            runs=_opt_int(d.get("runs")),
+            warmup=_opt_int(d.get("warmup")),
         )
     except (TypeError, ValueError):
         return None
@@ -99,6 +136,16 @@ class KernelSummary:
     vs_vendor: float | None  # this kernel's GFLOP/s / the vendor BLAS's, same shape and dtype
     vendor_kernel: str | None
 
+    @property
+    def noisy(self) -> bool:
+        sp = self.result.spread
+        return sp is not None and sp > SPREAD_LIMIT
+
+    @property
+    def implausible(self) -> bool:
+        """Faster than the labelled peak: a timing or FLOP-count error, not a fast kernel."""
+        return self.pct_of_peak is not None and self.pct_of_peak > 100.0
+
     def line(self, peak: Peak | None) -> str:
         r = self.result
         bits = [
@@ -106,6 +153,10 @@ class KernelSummary:
             f"{r.time_ms:9.3f} ms",
             f"{r.gflops:9.1f} GFLOP/s",
         ]
+        if r.spread is not None:
+            runs = f"{r.runs} runs, " if r.runs else ""
+            bits.append(f"(median of {runs}p20-p80 {r.time_ms_p20:.3f}-{r.time_ms_p80:.3f} ms, spread {100 * r.spread:.1f}%"
+                        + (": too large to compare)" if self.noisy else ")"))
         if self.pct_of_peak is not None and peak is not None:
             bits.append(f"{self.pct_of_peak:5.1f}% of {peak.model} FP32 peak")
         if self.vs_vendor is not None and not r.is_vendor:
@@ -114,6 +165,8 @@ class KernelSummary:
             bits.append(f"err {r.max_rel_err:.1e}")
         else:
             bits.append("err NaN")
+        if self.implausible:
+            bits.append("IMPLAUSIBLE: faster than the labelled peak")
         return "  ".join(bits)
 
 
@@ -154,6 +207,11 @@ class RunSummary:
                     "dtype": k.result.dtype, "time_ms": k.result.time_ms, "gflops": k.result.gflops,
                     "max_rel_err": None if math.isnan(k.result.max_rel_err) else k.result.max_rel_err,
                     "pass": k.result.passed, "pct_of_peak": k.pct_of_peak,
+                    "time_ms_median": k.result.time_ms, "time_ms_p20": k.result.time_ms_p20,
+                    "time_ms_p80": k.result.time_ms_p80, "runs": k.result.runs, "warmup": k.result.warmup,
+                    "spread": k.result.spread, "too_noisy_to_compare": k.noisy,
+                    "gflops_p80_p20": list(k.result.gflops_range) if k.result.gflops_range else None,
+                    "implausible": k.implausible,
                     "pct_of_matrix_peak": k.pct_of_matrix_peak, "vs_vendor": k.vs_vendor,
                     "vendor_kernel": k.vendor_kernel,
                 }
@@ -212,6 +270,14 @@ def summarize(
                 vendor_kernel=v.kernel if v is not None else None,
             )
         )
+    noisy = [k.result.kernel for k in kernels if k.noisy]
+    if noisy:
+        notes.append(f"timing spread above {100 * SPREAD_LIMIT:.0f}% (p20-p80 / median) for {', '.join(noisy)}: "
+                     "too large to compare speeds; rerun with more repeats on an idle GPU")
+    if any(k.implausible for k in kernels):
+        notes.append("a result is faster than the labelled peak: implausible (check the timing and the FLOP count)")
+    if any(k.result.spread is None for k in kernels) and results:
+        notes.append("no p20/p80 reported: the spread of the timings is unknown")
     passed = bool(results) and all(r.passed for r in results)
     if not results:
         notes.append("the program printed no result line")

@@ -112,3 +112,26 @@ def test_peak_table_rows_have_sources_and_match_order() -> None:
     assert peak_for("gfx942", "AMD Instinct MI300X VF").model == "MI300X"  # type: ignore[union-attr]
     assert peak_for("gfx90a", "AMD Instinct MI250X").model == "MI250X (one GCD)"  # type: ignore[union-attr]
     assert peak_for("sm_90", "NVIDIA H100 PCIe").tflops == 51.0  # type: ignore[union-attr]
+
+
+def test_timing_statistics_spread_and_implausible_results() -> None:
+    """gemm.cu prints the median with p20/p80 of N timed runs after warm-ups; the summary keeps them, says
+    when the spread is too large to compare, and flags a result faster than the labelled peak."""
+    steady = parse_result_line(line(time_ms=3.24, time_ms_p20=3.22, time_ms_p80=3.27, runs=20, warmup=3))
+    noisy = parse_result_line(line(kernel="tiled", time_ms=10.0, time_ms_p20=9.0, time_ms_p80=11.5, runs=20))
+    assert steady is not None and noisy is not None
+    assert steady.spread == pytest.approx(0.05 / 3.24) and noisy.spread == pytest.approx(0.25)
+    slow, fast = steady.gflops_range or (0.0, 0.0)
+    assert slow < steady.gflops < fast
+    s = summarize([steady, noisy], Detection(amd_gpus=(MI300X,)))
+    by = {k.result.kernel: k for k in s.kernels}
+    assert not by["regblock"].noisy and by["tiled"].noisy
+    assert "spread 25.0%: too large to compare" in by["tiled"].line(s.peak)
+    assert any("too large to compare speeds" in n and "tiled" in n for n in s.notes)
+    d = s.to_dict()["kernels"][0]
+    assert d["time_ms_p20"] == 3.22 and d["runs"] == 20 and d["too_noisy_to_compare"] is False
+    # faster than the labelled peak (163.4 TF on MI300X): a timing or FLOP-count error
+    absurd = parse_result_line(line(gflops=200_000.0, time_ms_p20=0.6, time_ms_p80=0.61))
+    s2 = summarize([absurd], Detection(amd_gpus=(MI300X,)))
+    assert s2.kernels[0].implausible and "IMPLAUSIBLE" in s2.kernels[0].line(s2.peak)
+    assert any("implausible" in n for n in s2.notes)

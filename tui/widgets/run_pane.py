@@ -27,6 +27,7 @@ from textual.widgets import RichLog, Static
 from hipport.engine.toolchain.detect import Detection
 from hipport.engine.toolchain.diagnostics import Diagnostic
 from hipport.engine.toolchain.execute import (
+    NO_SELF_CHECK,
     PlanDone,
     RunReport,
     StepEnded,
@@ -202,7 +203,7 @@ class RunPane(Vertical):
             assert report is not None
             self._show_report(report)
             elapsed = self.clock() - started
-            mark = "✓" if report.status in ("passed", "built, not launched") else "✗"
+            mark = "✓" if report.status in ("passed", "built, not launched", NO_SELF_CHECK) else "✗"
             exit_part = f" (exit {code})" if code else ""
             self.set_status(f"{mark} {report.status}{exit_part} in {elapsed:.1f} s")
         except asyncio.CancelledError:
@@ -232,13 +233,10 @@ class RunPane(Vertical):
     def _show_report(self, report: RunReport) -> None:
         """The engine's verdict under the output: GEMM summary, diagnostics, a known error's fix."""
         self.diagnostics = [d for d in report.diagnostics if d.severity in ("error", "warning")]
-        if report.summary is not None:
-            for line in report.summary.lines():
-                self.write_line(line)
         for d in self.diagnostics[:SHOWN_DIAGNOSTICS]:
             self.write_line(f"{d.severity}: {d.location()}: {d.message}")
-        if report.explanation:
-            self.write_line(f"hint: {report.explanation}")
+        for line in report.verdict_lines():
+            self.write_line(line)
 
     def action_stop(self) -> None:
         self.stop()

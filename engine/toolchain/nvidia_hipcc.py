@@ -1,0 +1,145 @@
+"""`hipcc` for HIP's NVIDIA platform, for machines that have nvcc but no HIP install.
+
+`hipport run --platform nvidia` puts shims/nvidia/bin first on PATH; its `hipcc` runs this module.
+It does what hipcc does with HIP_PLATFORM=nvidia (hipcc.pl's nvidia path, HIP 5.2): call nvcc with
+the HIP headers (`hip/nvidia_detail/` maps HIP onto CUDA), compile .hip/.cpp/.cc/.cxx/.cu sources as
+CUDA (`-x cu`), pass host-compiler options through `-Xcompiler`, and drop AMD-only options
+(`--offload-arch=gfx…` becomes `-arch=$HIPPORT_CUDA_ARCH`, default sm_90). hipBLAS has no NVIDIA
+build here: shims/nvidia/include/hipblas.h maps the hipBLAS calls the samples use onto cuBLAS, and
+`-lhipblas` links cuBLAS.
+
+Environment:
+    HIPPORT_HIP_INCLUDE   folder holding hip/hip_runtime.h with hip/nvidia_detail/ (else /opt/rocm/include,
+                          /usr/include); scripts/hip_nvidia_headers.py makes one that a new nvcc accepts
+    HIPPORT_CUDA_ARCH     nvcc -arch value (sm_90)
+    HIPPORT_NVCC          the nvcc to call (nvcc)
+    HIPCC_VERBOSE=1       print the nvcc command lines on stderr
+
+API: translate(args, env) -> list of nvcc argv lists (pure; tested), main() runs them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+SOURCES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".C")
+SHIMS = Path(__file__).resolve().parent / "shims" / "nvidia" / "include"
+# hipcc options that mean nothing to nvcc on NVIDIA (dropped); those taking a value take the next arg
+AMD_ONLY = ("-fno-gpu-rdc", "-munsafe-fp-atomics", "-mno-unsafe-fp-atomics", "-fhip-new-launch-api")
+AMD_ONLY_WITH_VALUE = ("-mllvm",)
+AMD_PREFIXES = ("--offload-arch=", "--amdgpu-target=", "--rocm-path=", "--hip-path=", "--hip-device-lib",
+                "-mcumode", "-mwavefrontsize64", "-mno-wavefrontsize64", "--gpu-max-threads-per-block=")
+LIBS = {"-lhipblas": ["-lcublas"], "-lrocblas": ["-lcublas"], "-lhiprand": ["-lcurand"], "-lrocrand": ["-lcurand"],
+        "-lhipfft": ["-lcufft"], "-lhipsparse": ["-lcusparse"], "-lamdhip64": [], "-lhip_hcc": []}
+# options nvcc takes itself (anything else starting with -f/-W/-m goes to the host compiler)
+NVCC_OWN = ("-O", "-I", "-D", "-U", "-L", "-l", "-o", "-c", "-g", "-G", "-E", "-M", "-x", "-std=", "-arch", "-code",
+            "-gencode", "-rdc", "-Xcompiler", "-Xlinker", "-Xptxas", "-shared", "-lineinfo", "--", "-isystem",
+            "-include", "-w", "-Wno-deprecated-gpu-targets", "-Werror", "-S")
+
+
+class HipccError(Exception):
+    pass
+
+
+def hip_include(env: Mapping[str, str]) -> Path:
+    for cand in filter(None, [env.get("HIPPORT_HIP_INCLUDE"), "/opt/rocm/include", "/usr/include"]):
+        if (Path(cand) / "hip" / "nvidia_detail").is_dir():
+            return Path(cand)
+    raise HipccError("no HIP headers with the NVIDIA backend (hip/nvidia_detail/) found: set HIPPORT_HIP_INCLUDE "
+                     "(python3 scripts/hip_nvidia_headers.py DIR makes a copy of Debian's that new nvcc accepts)")
+
+
+def translate(args: Sequence[str], env: Mapping[str, str]) -> list[list[str]]:
+    """The nvcc command lines for one hipcc call."""
+    nvcc = env.get("HIPPORT_NVCC", "nvcc")
+    arch = env.get("HIPPORT_CUDA_ARCH", "sm_90")
+    flags: list[str] = []
+    sources: list[str] = []
+    others: list[str] = []  # objects, archives: not to be compiled as CUDA
+    out: str | None = None
+    compile_only = False
+    has_arch = False
+    it = iter(args)
+    for a in it:
+        if a in AMD_ONLY:
+            continue
+        if a in AMD_ONLY_WITH_VALUE:
+            next(it, None)
+            continue
+        if a.startswith(AMD_PREFIXES):
+            continue
+        if a == "-o":
+            out = next(it, None)
+            continue
+        if a == "-x":
+            lang = next(it, "")
+            if lang not in ("hip", "cu", "cuda", "c++"):
+                flags += ["-x", lang]
+            continue
+        if a in ("-fgpu-rdc",):
+            flags.append("-rdc=true")
+            continue
+        if a == "-ffast-math":
+            flags.append("--use_fast_math")
+            continue
+        if a in LIBS:
+            flags += LIBS[a]
+            continue
+        if a == "-c":
+            compile_only = True
+        if a.startswith(("-arch", "-gencode", "--gpu-architecture")):
+            has_arch = True
+        if a.startswith("-") and not a.startswith(NVCC_OWN) and a.startswith(("-f", "-W", "-m", "-pthread", "-pedantic")):
+            flags += ["-Xcompiler", a]
+            continue
+        if a in ("-I", "-D", "-L", "-include", "-isystem", "-Xcompiler", "-Xlinker", "-Xptxas"):
+            flags += [a, next(it, "")]
+            continue
+        if not a.startswith("-") and Path(a).suffix in SOURCES:
+            sources.append(a)
+        elif not a.startswith("-"):
+            others.append(a)
+        else:
+            flags.append(a)
+    base = [nvcc, "-Wno-deprecated-gpu-targets", "-D__HIP_PLATFORM_NVIDIA__", "-isystem", str(hip_include(env)),
+            "-I", str(SHIMS), *([] if has_arch else [f"-arch={arch}"]), *flags]
+    outs = ["-o", out] if out else []
+    if not sources:
+        return [[*base, *others, *outs]]
+    if not others:
+        return [[*base, "-x", "cu", *sources, *outs]]
+    # nvcc's -x applies to every input: compile the sources alone, then link with the other inputs
+    tmp = tempfile.mkdtemp(prefix="hipport-hipcc-")
+    objs = [str(Path(tmp) / f"{i}_{Path(s).stem}.o") for i, s in enumerate(sources)]
+    cmds = [[*base, "-c", "-x", "cu", s, "-o", o] for s, o in zip(sources, objs, strict=True)]
+    if not compile_only:
+        cmds.append([*base, *others, *objs, *outs])
+    return cmds
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["--version"], ["-v"]):
+        print("hipcc (hipport, HIP_PLATFORM=nvidia): nvcc with HIP's NVIDIA headers")
+        return subprocess.call([os.environ.get("HIPPORT_NVCC", "nvcc"), "--version"])
+    try:
+        cmds = translate(args, os.environ)
+    except HipccError as e:
+        print(f"hipcc: {e}", file=sys.stderr)
+        return 1
+    for cmd in cmds:
+        if os.environ.get("HIPCC_VERBOSE"):
+            print("hipcc-cmd: " + " ".join(cmd), file=sys.stderr)
+        rc = subprocess.call(cmd)
+        if rc != 0:
+            return rc
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

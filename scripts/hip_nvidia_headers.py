@@ -119,7 +119,7 @@ def main() -> int:
                     head = lines[s].strip()[:70]
                     disabled.append(f"{path.name}:{s + 1}: {head}")
                     lines[e] = lines[e] + "#endif\n"
-                    lines[s] = f"#if 0 /* hipport: needs an API this nvcc no longer has */\n" + lines[s]
+                    lines[s] = "#if 0 /* hipport: needs an API this nvcc no longer has */\n" + lines[s]
                 path.write_text("".join(lines))
         else:
             print("gave up after 50 rounds", file=sys.stderr)

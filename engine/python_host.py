@@ -12,13 +12,12 @@
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from .model import Report, ReportKind, Translation, TranslationMode
+from .pyscan import AstOffsets, string_literals
 from .source import Source
 
 # nvcc flag (prefix) -> what to use with hipcc. Checked against hipcc/amdclang option names.
@@ -58,15 +57,6 @@ NVCC_FLAGS: dict[str, str] = {
 _INLINE_FUNCS = {"load_inline": (("cpp_sources", 1), ("cuda_sources", 2)),
                  "RawKernel": (("code", 0),), "RawModule": (("code", 0),)}
 _ORDINAL_STR = re.compile(r"^cuda:(\d+)$")
-_PREFIX = re.compile(r"^([rRbBuUfF]*)('''|\"\"\"|'|\")")
-
-
-@dataclass
-class _StrTok:
-    start: int  # str offsets of the whole literal token
-    end: int
-    prefix: str
-    quote: str
 
 
 def _func_name(node: ast.expr) -> str:
@@ -77,9 +67,9 @@ def _func_name(node: ast.expr) -> str:
     return ""
 
 
-def translate_python(source: Source, options: Any) -> Translation:
-    from .translate import translate_text
-
+def translate_python(source: Source, options: Any, translate_text: Callable[..., Any]) -> Translation:
+    """Translate the CUDA held in `source`'s strings with `translate_text` (translate.py's C++
+    translator, passed in so that this module does not import translate.py, which imports it)."""
     text = source.text
     reports: list[Report] = []
     edits = []
@@ -99,17 +89,8 @@ def translate_python(source: Source, options: Any) -> Translation:
         rep(ReportKind.INFO, "python", 0, 0, "Python too deeply nested for the parser; left unchanged")
         return Translation(source, (), tuple(reports), TranslationMode.TOKENS, stats)
 
-    # line starts as ast/tokenize count lines (\n, \r\n, \r all end a line for both)
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for ln in lines:
-        starts.append(starts[-1] + len(ln))
-
-    def off(lineno: int, col_bytes: int) -> int:
-        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
-        return starts[lineno - 1] + len(line.encode("utf-8")[:col_bytes].decode("utf-8", errors="ignore"))
-
-    strtoks = _string_tokens(text, starts)
+    off = AstOffsets(text)
+    strtoks = string_literals(text)
 
     assigns: dict[str, list[ast.expr]] = {}
     for node in ast.walk(tree):
@@ -183,12 +164,11 @@ def translate_python(source: Source, options: Any) -> Translation:
         for st in strtoks:
             if st.start < s or st.end > e:
                 continue
-            if "f" in st.prefix.lower() or "b" in st.prefix.lower():
+            if not st.plain_text:
                 continue
-            body_start = st.start + len(st.prefix) + len(st.quote)
-            body_end = st.end - len(st.quote)
-            body = text[body_start:body_end]
-            lex = body if "r" in st.prefix.lower() else _mask_escapes(body)
+            body_start = st.body_start
+            body = text[body_start : st.body_end]
+            lex = body if st.raw else _mask_escapes(body)
             out = translate_text(lex, options, source.line_col, base=body_start, cuda_file=False,
                                  insert_runtime=False, newline=source.newline)
             edits.extend(out.edits)
@@ -217,23 +197,6 @@ def _mask_escapes(body: str) -> str:
         return " " + c
 
     return re.sub(r"\\([\s\S])", sub, body)
-
-
-def _string_tokens(text: str, starts: list[int]) -> list[_StrTok]:
-    out: list[_StrTok] = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type != tokenize.STRING:
-                continue
-            (sl, sc), (el, ec) = tok.start, tok.end
-            s = starts[sl - 1] + sc
-            e = starts[el - 1] + ec
-            m = _PREFIX.match(tok.string)
-            if m:
-                out.append(_StrTok(s, e, m.group(1), m.group(2)))
-    except (tokenize.TokenError, IndentationError, IndexError):
-        pass
-    return out
 
 
 def _check_flags(value: ast.expr, off: Any, rep: Any, assigns: dict[str, list[ast.expr]]) -> None:

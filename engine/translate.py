@@ -24,6 +24,7 @@ from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names,
 from .edits import Edit
 from .launch import launch_edits
 from .model import Report, ReportKind, Translation, TranslationMode
+from .python_host import translate_python
 from .source import Language, Source
 from .translate_args import Call, call_arguments, rewrite_calls
 from .translate_tables import (
@@ -595,9 +596,7 @@ def translate(source: Source, options: TranslateOptions | None = None) -> Transl
     """Translate one source. Python files go to engine/python_host.py."""
     options = options or TranslateOptions()
     if source.language == Language.PYTHON:
-        from .python_host import translate_python
-
-        return translate_python(source, options)
+        return translate_python(source, options, translate_text)
     mode = TranslationMode.TOKENS
     user_spans: frozenset[int] = frozenset()
     extra: list[Report] = []

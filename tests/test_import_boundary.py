@@ -42,3 +42,50 @@ def test_the_check_would_catch_textual() -> None:
     code = f"import textual.app, sys\nprint(','.join(m for m in {FORBIDDEN!r} if m in sys.modules))\n"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "textual" in proc.stdout
+
+
+def _engine_import_graph() -> dict[str, set[str]]:
+    """module -> engine modules it imports, at any depth of the file (function-level imports too)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(hipport.engine.__path__[0])
+    files = {".".join(("hipport.engine", *p.relative_to(root).with_suffix("").parts)).removesuffix(".__init__"): p
+             for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1] if node.level else []
+                target = ".".join([*base, node.module] if node.module else base)
+                for a in node.names:
+                    deps.add(f"{target}.{a.name}" if f"{target}.{a.name}" in files else target)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+        graph[name] = {d for d in deps if d in files and d != name}
+    return graph
+
+
+def test_engine_has_no_import_cycles() -> None:
+    # translate.py <-> python_host.py was one (a function-level import hid it from Python)
+    graph = _engine_import_graph()
+    assert "hipport.engine.translate" in graph["hipport.engine.python_host"] or \
+        "hipport.engine.python_host" in graph["hipport.engine.translate"]
+    cycles = []
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = 1
+        for d in sorted(graph[m]):
+            if state.get(d) == 1:
+                cycles.append([*path[path.index(d):], d])
+            elif d not in state:
+                visit(d, [*path, d])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert cycles == []

@@ -6,10 +6,10 @@ C++ analyzer's offsets are offsets into the Python file and need no mapping back
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 
+from .. import pyscan
 from .analyzer import Analyzer, Hit, Result
 from .lex import ID, NUM, PUNCT, Tok
 from .prelude import Needs
@@ -19,34 +19,22 @@ LAUNCH_NAMES = re.compile(r"(?i)^(block_?size|block|threads|num_threads|nthreads
 WARP_NAMES = re.compile(r"(?i)^(num_)?warps(_per_block)?$|^n_?warps$")
 
 
-def _offsets(text: str) -> list[int]:
-    starts = [0]
-    for m in re.finditer(r"\r\n|\r|\n", text):
-        starts.append(m.end())
-    return starts
-
-
 def analyze_python(text: str, rocm: tuple[int, int], wave32: bool) -> list[Result]:
-    lines = _offsets(text)
-    try:
-        ptoks = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
+    ptoks, complete = pyscan.tokens(text)
+    if not complete:
         return []
     masked = [" " if c not in "\r\n" else c for c in text]
     cuda_found = False
     first_content = None
     toks: list[Tok] = []
     for pt in ptoks:
-        if pt.type not in (tokenize.STRING, tokenize.NAME, tokenize.NUMBER, tokenize.OP) \
-                or pt.end[0] > len(lines):
-            continue  # NEWLINE/ENDMARKER may sit on a line past the text
-        s = lines[pt.start[0] - 1] + pt.start[1]
-        e = lines[pt.end[0] - 1] + pt.end[1]
+        if pt.type not in (tokenize.STRING, tokenize.NAME, tokenize.NUMBER, tokenize.OP):
+            continue
+        s, e = pt.start, pt.end
         if pt.type == tokenize.STRING and CUDA_HINT.search(pt.string):
-            m = re.match(r"(?i)[rbuf]*('''|\"\"\"|'|\")", pt.string)
-            if m and "f" not in m.group(0).lower().replace("'", "").replace('"', ""):
-                q = m.end()
-                inner_s, inner_e = s + q, e - len(m.group(1))
+            lit = pyscan.string_literal(pt)
+            if lit and "f" not in lit.prefix.lower():
+                inner_s, inner_e = lit.body_start, lit.body_end
                 masked[inner_s:inner_e] = list(text[inner_s:inner_e])
                 cuda_found = True
                 if first_content is None:

@@ -125,3 +125,50 @@ def test_cuda_source_built_at_run_time_is_reported() -> None:
     assert out == src
     (r,) = t.reports
     assert r.kind == ReportKind.MANUAL and r.line == 3
+
+
+# Characters `str.splitlines` treats as line ends but Python does not: a form feed (often at the top
+# of a section), a vertical tab, U+2028. Translation once counted lines with splitlines, so every
+# string after one was looked up at a shifted offset and its CUDA silently left untranslated, while
+# the warp analysis (which counted lines as Python does) still reported inside it.
+_ODD_LINE_ENDS = ["\f", "\v", "\u2028", "\x1c", "\x85"]
+
+
+def _module(odd: str) -> str:
+    return (f"# section{odd} break\n"
+            "from torch.utils.cpp_extension import load_inline\n"
+            "cuda_src = '''\n"
+            "__global__ void k(int* o) { int lane = threadIdx.x % 32; o[lane] = lane; }\n"
+            "void run(int* p) { cudaMalloc(&p, 4); k<<<1, 32>>>(p); cudaDeviceSynchronize(); }\n"
+            "'''\n"
+            "mod = load_inline('m', cpp_sources='', cuda_sources=cuda_src)\n")
+
+
+def test_odd_line_ends_in_comments_do_not_hide_cuda_strings() -> None:
+    for odd in _ODD_LINE_ENDS:
+        src = _module(odd)
+        out, t = run(src)
+        assert "hipMalloc(&p, 4)" in out and "hipDeviceSynchronize()" in out, repr(odd)
+        assert t.stats["embedded_sources"] == 2  # type: ignore[attr-defined]  # cpp_sources and cuda_sources
+
+
+def test_translation_and_warp_analysis_agree_on_python_offsets() -> None:
+    from hipport.engine.warp import analyze
+
+    for odd in ["", *_ODD_LINE_ENDS]:
+        src = _module(odd)
+        source = Source.from_text(src, "m.py")
+        t = translate(source, TranslateOptions(ast="off"))
+        a = analyze(source)
+        lane = src.index("threadIdx.x % 32")
+        assert [f.rule for f in a.findings if f.start <= lane + 14 <= f.end] == ["W64-01"], repr(odd)
+        malloc = src.index("cudaMalloc")
+        assert [(e.start, e.replacement) for e in t.edits if e.start == malloc] == [(malloc, "hipMalloc")], repr(odd)
+
+
+def test_lone_carriage_return_keeps_tokenize_offsets() -> None:
+    # tokenize does not end a line at a lone \r (ast does): string offsets follow tokenize's lines
+    from hipport.engine.pyscan import string_literals
+
+    src = "a = 1\rb = 'x'\nc = \"cudaMalloc\"\n"
+    assert [src[s.start : s.end] for s in string_literals(src)] == ["'x'", '"cudaMalloc"']

@@ -12,7 +12,6 @@ import tomllib
 from collections.abc import Iterable
 from functools import partial
 from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
@@ -21,9 +20,11 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from .keymap import REVIEW_KEYS, unknown_ids
+from .opening import first_file
 
 if TYPE_CHECKING:
     from hipport.engine.config import Config
+    from hipport.engine.project_analysis import ProjectAnalysis
     from hipport.engine.review import ReviewSession
 
 # themes offered by `t`, in order; the ansi ones use the terminal's own 16 colours
@@ -68,6 +69,8 @@ class PortApp(App[int]):
         *,
         theme: str | None = None,
         ansi_color: bool = False,
+        analysis: ProjectAnalysis | bool | None = True,
+        root_note: str = "",
     ) -> None:
         super().__init__(ansi_color=ansi_color)
         self.session = session
@@ -84,6 +87,11 @@ class PortApp(App[int]):
         self.keymap_overrides: dict[str, str] = dict(getattr(self.config, "keymap", {}) or {})
         root = getattr(session, "root", None)
         self.sub_title = str(root) if root else ""
+        self.root_note = root_note  # why this folder is the project (shown in the header)
+        # the whole project is analysed in the background once the first screen is up (analysis=False:
+        # not at all, e.g. benchmarks of one file; a ProjectAnalysis: that one, e.g. a test's)
+        self._analysis_arg = analysis
+        self.analysis: ProjectAnalysis | None = None
         # translate + analyse the first file while Textual starts: libclang's parse runs outside
         # the GIL, so this overlaps the app's own start-up (the screen then finds it loaded)
         threading.Thread(target=self._preload, name="hipport-preload", daemon=True).start()
@@ -116,6 +124,20 @@ class PortApp(App[int]):
         if self._bad_theme:
             self.notify(f"Unknown theme {self._bad_theme!r}; using hipport-dark.", severity="warning")
         self.push_screen(ReviewScreen(self.session))
+        self.call_after_refresh(self.start_analysis)
+
+    def start_analysis(self) -> None:
+        from hipport.engine.project_analysis import ProjectAnalysis
+
+        arg = self._analysis_arg
+        if arg is False or self.analysis is not None:
+            return
+        self.analysis = arg if isinstance(arg, ProjectAnalysis) else ProjectAnalysis(self.session)
+        self.analysis.start()
+
+    def on_unmount(self) -> None:
+        if self.analysis is not None:
+            self.analysis.cancel()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -144,24 +166,3 @@ class PortApp(App[int]):
         else:
             self.exit(0)
 
-
-def first_file(session: Any) -> str | None:
-    """The file the app opens first: the first with findings or a stale review (known from saved
-    state), else the first CUDA file, else the first file that is not known to fail."""
-    entries = session.files()
-    for e in entries:
-        if e.status.value in ("has-findings", "stale"):
-            return str(e.rel)
-    usable = [e for e in entries if e.status.value != "error"] or entries
-    for e in usable:
-        if e.language.value == "cuda":
-            return str(e.rel)
-    return str(usable[0].rel) if usable else None
-
-
-def theme_names() -> list[str]:
-    return [t.name for t in load_themes()]
-
-
-def project_root(session: Any) -> Path:
-    return Path(session.root)

@@ -143,3 +143,16 @@ def make_project(root: Path, extra_lines: int = 0) -> Path:
 
 def open_session(root: Path, config: Config | None = None) -> ReviewSession:
     return ReviewSession.open(root, config or Config(), translate=fake_translate, analyze=fake_analyze)
+
+
+async def analysed(pilot: Any) -> None:
+    """Wait for Textual's workers and the background project analysis, then repaint its result, so
+    screenshots and counts do not depend on how fast the analysis thread ran."""
+    await pilot.app.workers.wait_for_complete()
+    analysis = getattr(pilot.app, "analysis", None)
+    if analysis is not None:
+        analysis.wait(60)
+    tick = getattr(pilot.app.screen, "_analysis_tick", None)
+    if tick is not None:
+        tick()
+    await pilot.pause()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from apptest import open_session
+from apptest import analysed, open_session
 
 from hipport.engine.toolchain.plan import Step, custom_plan
 from hipport.tui.app import PortApp
@@ -40,8 +40,7 @@ def app_for(project: Path, theme: str, ansi: bool = False) -> PortApp:
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await analysed(pilot)
     await pilot.pause()
 
 

@@ -15,6 +15,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--theme", help="theme name (hipport-dark, hipport-light, ansi-dark, ...)")
     p.add_argument("--fresh", action="store_true",
                    help="start a fresh review when .hipport/state.json is unusable (it is kept aside)")
+    p.add_argument("--any-folder", action="store_true",
+                   help="open the folder even if it is / or your home folder, or a large folder outside git, "
+                        "without asking")
     p.set_defaults(func=handle)
 
 
@@ -24,10 +27,32 @@ def handle(args: argparse.Namespace) -> int:
         raise CliError(f"{root}: no such folder")
     if not root.is_dir():
         raise CliError(f"{root}: not a folder (open the project folder that holds it)")
-    return open_app(root.resolve(), theme=args.theme, fresh=args.fresh)
+    from hipport.engine.project_root import check_root
+
+    check = check_root(root, force=args.any_folder)
+    if check.verdict == "refuse":
+        raise CliError(check.reason)
+    if check.verdict == "ask" and not confirm(check.reason):
+        raise CliError(f"{check.root}: not opened (pass --any-folder to open it without asking)")
+    note = check.note if check.verdict == "open" else f"{check.note}, opened after asking"
+    return open_app(check.root, theme=args.theme, fresh=args.fresh, root_note=note)
 
 
-def open_app(root: Path, *, theme: str | None = None, fresh: bool = False) -> int:
+def confirm(question: str) -> bool:
+    """Ask on the terminal (y/N); without a terminal the answer is no."""
+    import sys
+
+    if not sys.stdin.isatty():
+        print(f"hipport: {question} (no terminal to ask on: not opened)", file=sys.stderr)
+        return False
+    try:
+        answer = input(f"hipport: {question} [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def open_app(root: Path, *, theme: str | None = None, fresh: bool = False, root_note: str = "") -> int:
     """Build the engine session for `root` and run the app until it quits."""
     from hipport.engine.config import ConfigError, load_config
     from hipport.engine.review import ReviewError, ReviewSession, StateError
@@ -48,6 +73,6 @@ def open_app(root: Path, *, theme: str | None = None, fresh: bool = False) -> in
 
     from hipport.tui.app import PortApp  # Textual only from here on
 
-    app = PortApp(session, config, theme=theme)
+    app = PortApp(session, config, theme=theme, root_note=root_note)
     result = app.run()
     return int(result or 0)

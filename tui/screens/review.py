@@ -21,50 +21,38 @@ from textual.widgets import Footer, Input, OptionList, Static
 
 from hipport.engine.fsutil import WriteError
 from hipport.engine.model import FixStyle
-from hipport.engine.review import (
-    Decision,
-    FileEntry,
-    FileStatus,
-    ReviewError,
-    ReviewSession,
-)
+from hipport.engine.project_analysis import FileView, ProjectView, project_view
+from hipport.engine.review import Decision, ReviewError, ReviewSession
 
 from ..keymap import bindings
+from ..labels import (
+    DECISION_MARK,
+    HELD_MARK,
+    SEVERITY_GUTTER_CLASS,
+    SEVERITY_SYMBOL,
+    STALE_MARK,
+    STATE_COLOUR,
+    STATE_SYMBOL,
+    decision_word,
+)
+from ..opening import first_file
 from ..widgets.diff_view import DiffView, Mark
 from ..widgets.file_list import FileItem, FileList
-from ..widgets.finding_panel import SEVERITY_SYMBOL, FindingPanel, PanelData
+from ..widgets.finding_panel import FindingPanel, PanelData
 from ..widgets.run_pane import RunPane
 
 if TYPE_CHECKING:
     from .commit import CommitRequest
 
-STATUS_SYMBOL = {
-    FileStatus.UNTRANSLATED: "○",
-    FileStatus.TRANSLATED: "·",
-    FileStatus.HAS_FINDINGS: "!",
-    FileStatus.REVIEWED: "✓",
-    FileStatus.WRITTEN: "✎",
-    FileStatus.COMMITTED: "●",
-    FileStatus.STALE: "~",
-    FileStatus.ERROR: "✗",
-}
-STATUS_LABEL = {
-    FileStatus.HAS_FINDINGS: "findings",
-}
-SEVERITY_CLASS = {"wrong-result": "diff--sev-wrong", "compile-error": "diff--sev-compile",
-                  "performance": "diff--sev-perf"}
-DECISION_MARK = {
-    Decision.PENDING: ("?", "diff--undecided"),
-    Decision.ACCEPTED: ("✓", "diff--accepted"),
-    Decision.REJECTED: ("✗", "diff--rejected"),
-}
 OUTPUT_MODES = ("sibling", "in-place", "folder")
 
 
-def file_item(entry: FileEntry) -> FileItem:
-    state = STATUS_LABEL.get(entry.status, entry.status.value)
-    counts = f"{entry.decided}/{entry.findings}" if entry.findings else ""
-    return FileItem(entry.rel, state, STATUS_SYMBOL.get(entry.status, " "), counts)
+def file_item(row: FileView) -> FileItem:
+    counts = f"{row.decided}/{row.findings}" if row.findings else ""
+    if row.unsupported:
+        counts += f" {row.unsupported}?"
+    return FileItem(row.rel, row.state.value, STATE_SYMBOL[row.state], counts.strip(),
+                    STATE_COLOUR.get(row.state, "muted"))
 
 
 class ReviewScreen(Screen[None]):
@@ -85,6 +73,7 @@ class ReviewScreen(Screen[None]):
         self.diagnostic_index = -1             # into run_pane.diagnostics (the last build's)
         self.pending_line: int | None = None   # HIP line to put the cursor on once the file is shown
         self.failed: str | None = None         # why the open file cannot be reviewed
+        self._analysis_seen = -1               # files analysed at the last refresh
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -116,8 +105,6 @@ class ReviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.file_list.border_title = "Files"
-        from ..app import first_file
-
         first = first_file(self.session)
         self.refresh_files()
         if first is not None:
@@ -125,6 +112,25 @@ class ReviewScreen(Screen[None]):
         else:
             self.panel.show(None, "No CUDA, C++ or Python files in this project.")
         self.refresh_status()
+        self._analysis_timer = self.set_interval(0.5, self._analysis_tick)
+
+    def _analysis_tick(self) -> None:
+        """While the project is analysed in the background: progress, file states and counts."""
+        analysis = getattr(self.app, "analysis", None)
+        if analysis is None:
+            return
+        done = analysis.done
+        if done == self._analysis_seen and not (analysis.finished or analysis.error):
+            return
+        self._analysis_seen = done
+        view = self.project()
+        self.refresh_files(view)
+        self.refresh_status(view)
+        if view.final or view.stopped:
+            self._analysis_timer.stop()
+
+    def project(self) -> ProjectView:
+        return project_view(self.session, getattr(self.app, "analysis", None))
 
     # ---- opening files -----------------------------------------------------------------------
     def open_file(self, rel: str) -> None:
@@ -181,18 +187,18 @@ class ReviewScreen(Screen[None]):
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
         self.diff.set_rows(rows, language=fr.source.language.value, keep_cursor=keep_cursor)
         self.diff.set_marks(self.marks(), self.current)
-        entries = self.session.files()  # one pass over the files serves the title, list and status
-        entry = next((e for e in entries if e.rel == rel), None)
+        view = self.project()  # one pass over the files serves the title, list and status
+        entry = next((e for e in view.rows if e.rel == rel), None)
         out = entry.output if entry is not None and entry.output else rel
-        stale = "   ~ STALE: changed on disk since review; saved decisions are NOT applied (! to re-review)"
+        stale = "   ~ STALE: changed on disk since review; saved decisions are NOT applied (press ! to re-review)"
         held = self.session.held(rel)
         held_note = f"   ! {len(held)} fix group(s) held back (not applied): see the finding" if held else ""
         self.query_one("#diff-title", Static).update(
             f"CUDA {rel}  │  HIP {out}  ({self.session.config.output_mode})" + (stale if fr.stale else held_note)
         )
         self.refresh_panel()
-        self.refresh_files(entries)
-        self.refresh_status(entries)
+        self.refresh_files(view)
+        self.refresh_status(view)
 
     def marks(self) -> Mapping[str, Mark]:
         rel = self.rel
@@ -220,13 +226,12 @@ class ReviewScreen(Screen[None]):
         fix = f.fix(style)
         title, explanation = rule_text(f.rule)
         if fr.stale:
-            decision = "stale" if f.id in self.session.stale_decisions(rel) else "undecided"
+            decision = STALE_MARK[2] if f.id in self.session.stale_decisions(rel) else decision_word(Decision.PENDING)
         else:
-            decision = {Decision.PENDING: "undecided", Decision.ACCEPTED: "accepted",
-                        Decision.REJECTED: "rejected"}[self.session.decision(rel, f.id)]
+            decision = decision_word(self.session.decision(rel, f.id))
             held = self.session.held(rel).get(f.group)
-            if held and decision == "accepted":
-                decision = f"accepted but NOT applied: {held}"
+            if held and self.session.decision(rel, f.id) == Decision.ACCEPTED:
+                decision = f"{HELD_MARK[2]}: {held}"
         ids = [x.id for x in fr.findings]
         self.panel.show(PanelData(
             finding=f,
@@ -241,23 +246,32 @@ class ReviewScreen(Screen[None]):
             position=f"{ids.index(f.id) + 1}/{len(ids)}",
         ))
 
-    def refresh_files(self, entries: list[FileEntry] | None = None) -> None:
-        if entries is None:
-            entries = self.session.files()
-        self.file_list.set_items([file_item(e) for e in entries], self.rel)
+    def refresh_files(self, view: ProjectView | None = None) -> None:
+        if view is None:
+            view = self.project()
+        self.file_list.set_items([file_item(e) for e in view.rows], self.rel)
+        self.file_list.set_progress(view.done, view.total, view.stopped)
 
-    def refresh_status(self, entries: list[FileEntry] | None = None) -> None:
-        if entries is None:
-            entries = self.session.files()
-        decided = sum(e.decided for e in entries)
-        total = sum(e.findings for e in entries)
+    def refresh_status(self, view: ProjectView | None = None) -> None:
+        if view is None:
+            view = self.project()
         if self.branch is None:
             self.branch = branch_name(self.session.root)
         parts = [self.session.root.name, self.branch]
-        for e in entries:
+        note = getattr(self.app, "root_note", "")
+        if note:
+            parts.append(note)
+        for e in view.rows:
             if e.rel == self.rel:
                 parts.append(f"{e.rel} {e.decided}/{e.findings}")
-        parts.append(f"all {decided}/{total} decided")
+        if view.final:
+            parts.append(f"all {view.decided}/{view.findings} decided")
+        elif view.stopped:
+            parts.append(f"analysis stopped ({view.stopped}): {view.decided}/{view.findings}+ decided")
+        else:
+            parts.append(f"analysing… {view.done}/{view.total} files: {view.decided}/{view.findings}+ decided")
+        if view.unsupported:
+            parts.append(f"{view.unsupported} unsupported")
         unwritten = len(self.session.unwritten())
         if unwritten:
             parts.append(f"{unwritten} unwritten")
@@ -698,14 +712,14 @@ class GutterMarks(Mapping[str, Mark]):
         f = self.by_id[fid]
         sev = str(f.severity.value)
         if self.stale is not None:
-            decision, cls = ("~", "diff--stale") if fid in self.stale else ("?", "diff--undecided")
+            decision, cls, _ = STALE_MARK if fid in self.stale else DECISION_MARK[Decision.PENDING]
         else:
             choice = self.session.decision(self.rel, fid)
             if choice == Decision.ACCEPTED and f.group in self.held:
-                decision, cls = "!", "diff--stale"  # accepted, but its group is held back: not applied
+                decision, cls, _ = HELD_MARK  # accepted, but its group is held back: not applied
             else:
-                decision, cls = DECISION_MARK[choice]
-        mark = Mark(SEVERITY_SYMBOL.get(sev, "?"), SEVERITY_CLASS.get(sev, "diff--sev-perf"), decision, cls)
+                decision, cls, _ = DECISION_MARK[choice]
+        mark = Mark(SEVERITY_SYMBOL.get(sev, "?"), SEVERITY_GUTTER_CLASS.get(sev, "diff--sev-perf"), decision, cls)
         self._memo[fid] = mark
         return mark
 

@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.message import Message
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, ProgressBar
 from textual.widgets.option_list import Option
 
 
@@ -20,9 +20,10 @@ class FileItem:
     """One row of the list. `symbol` and `state` make the state readable without colour."""
 
     rel: str
-    state: str      # untranslated / translated / findings / reviewed / written / committed / stale
-    symbol: str     # one cell: " " untranslated, "·" translated, "!" findings, "✓" reviewed, ...
-    counts: str     # e.g. "2/5" (decided/total findings) or "" when none
+    state: str      # label of the file's state (tui/labels.py)
+    symbol: str     # one cell (tui/labels.py STATE_SYMBOL)
+    counts: str     # e.g. "2/5" (decided/total findings), "3?" (unsupported APIs) or ""
+    colour: str = "muted"  # $text-<colour> of the symbol
 
 
 class FileList(Vertical):
@@ -32,6 +33,9 @@ class FileList(Vertical):
     FileList { width: 25%; min-width: 18; max-width: 34; }
     FileList > Input { height: 3; }
     FileList > OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    FileList > ProgressBar { height: 1; width: 1fr; }
+    FileList > ProgressBar > Bar { width: 1fr; }
+    FileList > ProgressBar.-done { display: none; }
     """
 
     class Leave(Message):
@@ -51,6 +55,20 @@ class FileList(Vertical):
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter files (fuzzy)", id="file-filter")
         yield OptionList(id="file-options")
+        yield ProgressBar(id="analysis-progress", show_eta=False)
+
+    def set_progress(self, done: int, total: int, stopped: str | None = None) -> None:
+        """The background analysis: a bar and "analysing… N/M" in the border until it is done."""
+        bar = self.query_one("#analysis-progress", ProgressBar)
+        bar.update(total=max(total, 1), progress=done)
+        finished = done >= total or stopped is not None
+        bar.set_class(finished, "-done")
+        if stopped:
+            self.border_title = f"Files ({done}/{total} analysed: stopped)"
+        elif finished:
+            self.border_title = f"Files ({total})"
+        else:
+            self.border_title = f"Files: analysing… {done}/{total}"
 
     @property
     def options(self) -> OptionList:
@@ -75,7 +93,7 @@ class FileList(Vertical):
         marker = "▶" if item.rel == self.current else " "
         counts = f" {item.counts}" if item.counts else ""
         return Content.assemble(
-            (f"{marker}{item.symbol} ", f"$text-{_state_colour(item.state)}"),
+            (f"{marker}{item.symbol} ", f"$text-{item.colour}"),
             item.rel,
             (counts, "$text-muted"),
             (f" {item.state}", "$text-muted italic"),
@@ -111,12 +129,3 @@ class FileList(Vertical):
         if event.option.id:
             self.post_message(self.FileChosen(event.option.id))
 
-
-def _state_colour(state: str) -> str:
-    return {
-        "findings": "warning",
-        "stale": "error",
-        "reviewed": "success",
-        "written": "success",
-        "committed": "primary",
-    }.get(state, "muted")

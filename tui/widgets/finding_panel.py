@@ -15,8 +15,7 @@ from textual.widgets import Static
 from hipport.engine.diffrows import line_table
 from hipport.engine.edits import Edit, apply_edits
 
-SEVERITY_SYMBOL = {"wrong-result": "W", "compile-error": "C", "performance": "P"}
-SEVERITY_CLASS = {"wrong-result": "error", "compile-error": "warning", "performance": "secondary"}
+from ..labels import SEVERITY_COLOUR, SEVERITY_SYMBOL, decision_symbol
 
 
 @dataclass(frozen=True)
@@ -94,11 +93,8 @@ class FindingPanel(VerticalScroll):
         f = data.finding
         severity = str(getattr(f.severity, "value", f.severity))
         symbol = SEVERITY_SYMBOL.get(severity, "?")
-        colour = SEVERITY_CLASS.get(severity, "muted")
+        colour = SEVERITY_COLOUR.get(severity, "muted")
         self.border_title = f"Finding {data.position}"
-        decision_symbol = {"accepted": "✓", "rejected": "✗", "stale": "~"}.get(data.decision, "?")
-        if data.decision.startswith("accepted but"):
-            decision_symbol = "!"
         parts: list[Content] = [
             Content.assemble(
                 (f"[{symbol}] {severity}", f"bold $text-{colour}"),
@@ -108,7 +104,7 @@ class FindingPanel(VerticalScroll):
                 "  ",
                 (f"line {f.line}:{f.col}", "$text-muted"),
                 "  ",
-                (f"{decision_symbol} {data.decision}", "bold"),
+                (f"{decision_symbol(data.decision)} {data.decision}", "bold"),
                 ("" if f.confidence == "high" else f"  confidence: {f.confidence}", "$text-muted"),
             ),
             Content(f.message),

@@ -1,0 +1,294 @@
+"""Analysing a whole project in the background, so counts are exact before every file is opened.
+
+The review session is lazy: it translates and analyses a file when the person opens it. The app still
+needs, from the first second, how many findings the project has and which files need a person. This
+module computes a small `FileSummary` per file (findings, translation edits, reports of things the
+translation could not do) in the background and merges it with the session's own entries into the
+`ProjectView` the file list and the header show:
+
+    analysis = ProjectAnalysis(session)
+    analysis.start()                 # returns at once; a thread (and, for large trees, a process pool) works
+    view = project_view(session, analysis)
+    view.done, view.total            # "analysing… 120/5000 files" until view.final
+    view.rows[0].state               # ProjectState.NOT_ANALYSED / NOTHING / FINDINGS / ...
+
+Small projects, and sessions with their own translate/analyze functions (tests), are analysed in the
+thread through `session.load` (so the diff view then opens them at once). Large trees with the
+engine's own functions go to a process pool of forkserver-started workers at a lower priority (nice
+10), so the app's own process keeps the CPU it needs for key presses; only plain numbers come back.
+A file the session has loaded is always counted from the session (it is the exact, current figure).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from .model import ReportKind, Translation
+
+# report kinds that mean "a person has to port this by hand"
+NEEDS_PERSON = frozenset({ReportKind.UNSUPPORTED, ReportKind.NEEDS_NEWER_ROCM, ReportKind.UNKNOWN,
+                          ReportKind.MANUAL})
+POOL_MIN_FILES = 64   # below this the thread is as fast as a pool (forkserver start ~0.3 s)
+CHUNK = 8             # files per pool task: fewer round trips, still a smooth progress bar
+
+
+class ProjectState(StrEnum):
+    """What the file list says about a file (its label is the value)."""
+
+    NOT_ANALYSED = "not analysed yet"
+    NOTHING = "nothing to port"        # no translation edit, no finding, nothing reported
+    TRANSLATED = "translated"          # translation edits only: nothing to decide
+    FINDINGS = "findings"              # warp findings still undecided
+    UNSUPPORTED = "unsupported APIs"   # no finding pending, but the translation left things to a person
+    REVIEWED = "reviewed"              # every finding decided, not written
+    WRITTEN = "written"
+    COMMITTED = "committed"
+    STALE = "stale"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class FileSummary:
+    rel: str
+    findings: int = 0
+    edits: int = 0
+    unsupported: int = 0   # reports of kinds in NEEDS_PERSON
+    error: str | None = None
+
+
+def unsupported_count(translation: Translation) -> int:
+    return sum(1 for r in translation.reports if r.kind in NEEDS_PERSON)
+
+
+def summarize(root: str, rel: str, topt: Any, wopt: Any) -> FileSummary:
+    """Read, translate and analyse one file with the engine's own functions (a pool task)."""
+    from .source import Language, SourceError, language_for, read_source
+
+    try:
+        src = read_source(Path(root) / rel, language_for(rel) or Language.CPP)
+    except SourceError as e:
+        return FileSummary(rel, error=str(e))
+    try:
+        from .translate import translate
+        from .warp import analyze
+
+        tr = translate(src, topt)
+        an = analyze(src, tr, wopt)
+    except Exception as e:  # an engine bug on one file: reported on that file, the others go on
+        return FileSummary(rel, error=f"{rel}: {type(e).__name__}: {e}")
+    return FileSummary(rel, len(an.findings), len(tr.edits), unsupported_count(tr))
+
+
+def _summarize_chunk(job: tuple[str, Sequence[str], Any, Any]) -> list[FileSummary]:
+    root, rels, topt, wopt = job
+    return [summarize(root, rel, topt, wopt) for rel in rels]
+
+
+def _lower_priority() -> None:
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+
+
+class ProjectAnalysis:
+    """Background analysis of every file of a session. Thread-safe reads; `cancel` stops it."""
+
+    def __init__(self, session: Any, *, workers: int | None = None, pool: bool | None = None) -> None:
+        self.session = session
+        self.rels: list[str] = [e.rel for e in session.files()]
+        self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
+        if pool is None:
+            pool = len(self.rels) >= POOL_MIN_FILES and _engine_defaults(session)
+        self.use_pool = pool
+        self._lock = threading.Lock()
+        self._summaries: dict[str, FileSummary] = {}
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pool: Any = None
+        self.error: str | None = None  # why the analysis stopped early, if it did
+
+    # ---------------------------------------------------------------------------------- running
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="hipport-analysis", daemon=True)
+            self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the analysis ends (tests, benchmarks); False on timeout. `finished` and `error`
+        then say whether it ended complete."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        pool = self._pool
+        if pool is not None:
+            pool.terminate()
+
+    def _run(self) -> None:
+        try:
+            if self.use_pool:
+                self._run_pool()
+            else:
+                self._run_here()
+        except Exception as e:  # the analysis must never take the app down; the header says it stopped
+            self.error = f"{type(e).__name__}: {e}"
+
+    def _run_here(self) -> None:
+        for rel in self.rels:
+            if self._cancel.is_set():
+                return
+            self._put(summary_of_loaded(self.session, rel))
+
+    def _run_pool(self) -> None:
+        topt, wopt = self.session._options()  # the session's own translate/warp options
+        root = str(self.session.root)
+        jobs = [(root, self.rels[i:i + CHUNK], topt, wopt) for i in range(0, len(self.rels), CHUNK)]
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["hipport.engine.translate", "hipport.engine.warp"])
+        with ctx.Pool(self.workers, initializer=_lower_priority) as pool:
+            self._pool = pool
+            for chunk in pool.imap_unordered(_summarize_chunk, jobs):
+                if self._cancel.is_set():
+                    return
+                for s in chunk:
+                    self._put(s)
+        self._pool = None
+
+    def _put(self, summary: FileSummary) -> None:
+        with self._lock:
+            self._summaries[summary.rel] = summary
+
+    # ---------------------------------------------------------------------------------- reading
+    @property
+    def done(self) -> int:
+        with self._lock:
+            return len(self._summaries)
+
+    @property
+    def total(self) -> int:
+        return len(self.rels)
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total
+
+    def summary(self, rel: str) -> FileSummary | None:
+        with self._lock:
+            return self._summaries.get(rel)
+
+    def summaries(self) -> dict[str, FileSummary]:
+        with self._lock:
+            return dict(self._summaries)
+
+
+def _engine_defaults(session: Any) -> bool:
+    """Whether the session translates/analyses with the engine's own functions (a pool can run those)."""
+    from . import review
+
+    return (getattr(session, "_translate", None) is review._default_translate
+            and getattr(session, "_analyze", None) is review._default_analyze)
+
+
+def summary_of_loaded(session: Any, rel: str) -> FileSummary:
+    """Load `rel` through the session (its cache, its functions) and summarise it."""
+    from .review import ReviewError
+
+    try:
+        fr = session.load(rel)
+    except ReviewError as e:
+        return FileSummary(rel, error=str(e))
+    return FileSummary(rel, len(fr.findings), len(fr.translation.edits), unsupported_count(fr.translation))
+
+
+# ---------------------------------------------------------------------------------- the merged view
+@dataclass(frozen=True)
+class FileView:
+    rel: str
+    state: ProjectState
+    findings: int       # exact once analysed (0 before)
+    decided: int
+    unsupported: int
+    output: str = ""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ProjectView:
+    rows: tuple[FileView, ...]
+    done: int           # files analysed
+    total: int          # files in the project
+    findings: int       # over the analysed files
+    decided: int
+    unsupported: int
+    stopped: str | None = None  # why the background analysis stopped early
+
+    @property
+    def final(self) -> bool:
+        return self.done >= self.total
+
+
+def project_view(session: Any, analysis: ProjectAnalysis | None) -> ProjectView:
+    """Session entries (decisions, written, stale, loaded counts) merged with background summaries."""
+    from .review import FileStatus
+
+    rows: list[FileView] = []
+    done = 0
+    summaries = analysis.summaries() if analysis is not None else {}
+    for e in session.files():
+        s = summaries.get(e.rel)
+        known = e.status is not FileStatus.UNTRANSLATED  # the session has real figures for it
+        if known or s is not None:
+            done += 1
+        unsupported = s.unsupported if s is not None else 0
+        if e.status is FileStatus.ERROR:
+            rows.append(FileView(e.rel, ProjectState.ERROR, 0, 0, unsupported, e.output, e.error))
+            continue
+        if e.status is FileStatus.UNTRANSLATED:
+            if s is None:
+                rows.append(FileView(e.rel, ProjectState.NOT_ANALYSED, 0, e.decided, 0, e.output))
+                continue
+            if s.error is not None:
+                rows.append(FileView(e.rel, ProjectState.ERROR, 0, 0, 0, e.output, s.error))
+                continue
+            findings, decided = s.findings, min(e.decided, s.findings)
+            state = _open_state(findings, decided, s.edits, unsupported)
+        else:
+            findings, decided = e.findings, e.decided
+            edits = s.edits if s is not None else 0
+            if session.is_loaded(e.rel):  # cached: the exact current figures
+                tr = session.load(e.rel).translation
+                edits, unsupported = len(tr.edits), unsupported_count(tr)
+            state = {
+                FileStatus.STALE: ProjectState.STALE,
+                FileStatus.WRITTEN: ProjectState.WRITTEN,
+                FileStatus.COMMITTED: ProjectState.COMMITTED,
+            }.get(e.status) or _open_state(findings, decided, edits, unsupported)
+        rows.append(FileView(e.rel, state, findings, decided, unsupported, e.output))
+    return ProjectView(
+        rows=tuple(rows), done=done, total=len(rows),
+        findings=sum(r.findings for r in rows), decided=sum(r.decided for r in rows),
+        unsupported=sum(r.unsupported for r in rows),
+        stopped=analysis.error if analysis is not None else None,
+    )
+
+
+def _open_state(findings: int, decided: int, edits: int, unsupported: int) -> ProjectState:
+    if findings and decided < findings:
+        return ProjectState.FINDINGS
+    if unsupported:
+        return ProjectState.UNSUPPORTED
+    if findings:
+        return ProjectState.REVIEWED
+    return ProjectState.TRANSLATED if edits else ProjectState.NOTHING
+

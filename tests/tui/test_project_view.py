@@ -1,0 +1,87 @@
+"""The whole-project view: background analysis with a progress label and exact counts, real file
+states in the list, and the project-root rule as the header and the CLI show it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from apptest import fake_analyze, fake_translate
+
+from hipport.engine.config import Config
+from hipport.engine.review import ReviewSession
+from hipport.tui.app import PortApp
+from hipport.tui.cli import main
+from hipport.tui.screens.review import ReviewScreen
+from hipport.tui.widgets.file_list import FileList
+
+SIZE = (120, 34)
+
+
+def status_text(screen: ReviewScreen) -> str:
+    return str(screen.query_one("#status-bar").render())
+
+
+async def test_background_analysis_labels_progress_then_gives_exact_counts(project: Path) -> None:
+    gate = threading.Event()
+
+    def slow_translate(source: Any, options: Any = None) -> Any:
+        if source.path is not None and Path(source.path).name == "model.py":
+            gate.wait(30)  # model.py is still being analysed while we look
+        return fake_translate(source, options)
+
+    session = ReviewSession.open(project, Config(), translate=slow_translate, analyze=fake_analyze)
+    app = PortApp(session, theme="hipport-dark", root_note="git work tree (test)")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        for _ in range(100):  # gemm.cu (opened) is counted; model.py blocks
+            await pilot.pause(0.05)
+            if "analysing…" in status_text(screen) and screen.rel == "gemm.cu" and screen.loading_rel is None:
+                break
+        text = status_text(screen)
+        assert "analysing… 1/3 files: 0/5+ decided" in text, text
+        assert "git work tree (test)" in text  # the header says why this folder is the project
+        files = screen.query_one(FileList)
+        states = {it.rel: it.state for it in files.items}
+        assert states["model.py"] == "not analysed yet" and states["gemm.cu"] == "findings"
+        assert "analysing… 1/3" in str(files.border_title)
+        await pilot.press("y")  # keys work while the analysis runs
+        assert "2/5" in status_text(screen)
+        gate.set()
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "all " in status_text(screen):
+                break
+        text = status_text(screen)
+        assert "all 2/5 decided" in text, text
+        states = {it.rel: (it.state, it.symbol) for it in files.items}
+        assert states == {"gemm.cu": ("findings", "!"), "model.py": ("nothing to port", " "),
+                          "util.cuh": ("translated", "·")}
+        assert files.border_title == "Files (3)"
+
+
+def test_cli_refuses_the_file_system_root_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    t = time.monotonic()
+    assert main(["/"]) == 2
+    assert time.monotonic() - t < 5  # refused by rule, not after walking the disk
+    err = capsys.readouterr().err
+    assert "file-system root" in err and "--any-folder" in err
+
+
+def test_cli_refuses_home_and_asks_before_a_large_plain_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "a.cu").write_text("\n")
+    assert main([str(tmp_path)]) == 2
+    assert "home folder" in capsys.readouterr().err
+    big = tmp_path / "big"
+    big.mkdir()
+    for i in range(301):
+        (big / f"k{i}.cu").write_text("\n")
+    assert main([str(big)]) == 2  # stdin is not a terminal under pytest: the answer is no
+    err = capsys.readouterr().err
+    assert "Open it as one project?" in err and "--any-folder" in err

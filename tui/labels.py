@@ -1,0 +1,73 @@
+"""The one place that maps engine states to what the app shows: symbols (readable without colour),
+labels and colour names for file states, decisions, severities and fix tiers."""
+
+from __future__ import annotations
+
+from hipport.engine.model import FixTier, Severity
+from hipport.engine.project_analysis import ProjectState
+from hipport.engine.review import Decision
+
+# file list: one cell each, so the state reads without colour
+STATE_SYMBOL: dict[ProjectState, str] = {
+    ProjectState.NOT_ANALYSED: "…",
+    ProjectState.NOTHING: " ",
+    ProjectState.TRANSLATED: "·",
+    ProjectState.FINDINGS: "!",
+    ProjectState.UNSUPPORTED: "?",
+    ProjectState.REVIEWED: "✓",
+    ProjectState.WRITTEN: "✎",
+    ProjectState.COMMITTED: "●",
+    ProjectState.STALE: "~",
+    ProjectState.ERROR: "✗",
+}
+# theme colour ($text-<name>) of each state
+STATE_COLOUR: dict[ProjectState, str] = {
+    ProjectState.FINDINGS: "warning",
+    ProjectState.UNSUPPORTED: "warning",
+    ProjectState.STALE: "error",
+    ProjectState.ERROR: "error",
+    ProjectState.REVIEWED: "success",
+    ProjectState.WRITTEN: "success",
+    ProjectState.COMMITTED: "primary",
+}
+
+# severity letter in the gutter and the panel; gutter component class; panel colour
+SEVERITY_SYMBOL: dict[str, str] = {Severity.WRONG_RESULT: "W", Severity.COMPILE_ERROR: "C",
+                                   Severity.PERFORMANCE: "P"}
+SEVERITY_GUTTER_CLASS: dict[str, str] = {Severity.WRONG_RESULT: "diff--sev-wrong",
+                                         Severity.COMPILE_ERROR: "diff--sev-compile",
+                                         Severity.PERFORMANCE: "diff--sev-perf"}
+SEVERITY_COLOUR: dict[str, str] = {Severity.WRONG_RESULT: "error", Severity.COMPILE_ERROR: "warning",
+                                   Severity.PERFORMANCE: "secondary"}
+
+# decisions: (gutter symbol, gutter component class, word)
+DECISION_MARK: dict[Decision, tuple[str, str, str]] = {
+    Decision.PENDING: ("?", "diff--undecided", "undecided"),
+    Decision.ACCEPTED: ("✓", "diff--accepted", "accepted"),
+    Decision.REJECTED: ("✗", "diff--rejected", "rejected"),
+}
+STALE_MARK = ("~", "diff--stale", "stale")
+HELD_MARK = ("!", "diff--stale", "accepted but NOT applied")  # accepted, its group held back
+
+
+def decision_word(decision: Decision) -> str:
+    return DECISION_MARK[decision][2]
+
+
+def decision_symbol(word: str) -> str:
+    """The symbol of a decision word as the panel shows it (also 'stale', 'accepted but ...')."""
+    if word.startswith(HELD_MARK[2].split(" but")[0] + " but"):
+        return HELD_MARK[0]
+    if word == STALE_MARK[2]:
+        return STALE_MARK[0]
+    for symbol, _cls, w in DECISION_MARK.values():
+        if w == word:
+            return symbol
+    return "?"
+
+
+# fix tiers: a badge and its colour
+TIER_BADGE: dict[FixTier, tuple[str, str]] = {
+    FixTier.SAFE: ("safe", "success"),
+    FixTier.REVIEW: ("REVIEW", "warning"),
+}

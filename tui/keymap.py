@@ -16,6 +16,7 @@ from textual.binding import Binding
 DECIDE = Binding.Group("Decide", compact=True)
 NAVIGATE = Binding.Group("Finding", compact=True)
 FILES = Binding.Group("File", compact=True)
+SEARCH = Binding.Group("Match", compact=True)
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,14 @@ class Key:
 # The review screen (main screen). Order = order in footer and help.
 REVIEW_KEYS: tuple[Key, ...] = (
     Key("review.accept", "y,a", "accept", "Accept fix", "Decide", True, "y", DECIDE),
+    # while a search is active n/N move between matches (listed before reject, so n reaches them
+    # first); otherwise check_action turns them off and n rejects
+    Key("search.next", "n", "search_next", "Next match", "Search", True, "n", SEARCH),
+    Key("search.prev", "N", "search_prev", "Previous match", "Search", True, "N", SEARCH),
+    Key("search.end", "escape", "end_search", "End the search", "Search", True, "esc"),
     Key("review.reject", "n,r", "reject", "Reject fix", "Decide", True, "n", DECIDE),
+    Key("review.accept_review", "Y", "accept_review", "Accept a REVIEW-tier fix (after reading its reason)",
+        "Decide"),
     Key("review.accept_one", ".", "accept_one", "Accept only this finding (not its group)", "Decide"),
     Key("review.accept_rest", "A", "accept_rest", "Accept the rest of the file", "Decide"),
     Key("review.reject_rest", "R", "reject_rest", "Reject the rest of the file", "Decide"),
@@ -52,15 +60,18 @@ REVIEW_KEYS: tuple[Key, ...] = (
     Key("nav.next_file", "}", "next_file", "Next file", "Navigate", True, "}", FILES),
     Key("nav.prev_file", "{", "prev_file", "Previous file", "Navigate", True, "{", FILES),
     Key("view.rule_help", "enter", "rule_help", "Full help page of the finding's rule", "View"),
+    Key("search.start", "slash", "search", "Search", "Search", True, "/"),
     Key("view.fold", "space", "toggle_fold", "Fold / unfold unchanged lines", "View"),
-    Key("view.filter", "slash", "filter_files", "Filter the file list", "View"),
+    Key("view.filter", "f", "filter_files", "Filter the file list", "View"),
+    Key("tools.edit", "e", "edit", "Open the CUDA file in $VISUAL/$EDITOR at this line", "Files"),
+    Key("tools.edit_hip", "E", "edit_hip", "Open the written HIP file in $VISUAL/$EDITOR", "Files"),
     Key("view.output", "o", "cycle_output", "Cycle output mode (in place / sibling / folder)", "View"),
     Key("file.write", "w", "write", "Write file", "Files", True),
     Key("git.commit", "c", "commit", "Commit", "Files", True),
     Key("run.start", "b", "build_run", "Build+run", "Run", True),
     Key("run.stop", "ctrl+k", "stop_run", "Stop the run", "Run"),
     Key("run.device", "G", "pick_device", "Next GPU for runs (HIP_VISIBLE_DEVICES)", "Run"),
-    Key("run.jump", "e", "jump_diagnostic", "Jump to the next build diagnostic", "Run"),
+    Key("run.jump", "x", "jump_diagnostic", "Jump to the next build diagnostic", "Run"),
     Key("run.doctor", "D", "doctor", "Toolchain doctor", "Run"),
     Key("app.theme", "t", "cycle_theme", "Next theme", "App"),
     Key("app.help", "question_mark,f1", "help", "Help", "App", True, "?"),

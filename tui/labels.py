@@ -3,6 +3,8 @@ labels and colour names for file states, decisions, severities and fix tiers."""
 
 from __future__ import annotations
 
+import re
+
 from hipport.engine.model import FixTier, Severity
 from hipport.engine.project_analysis import ProjectState
 from hipport.engine.review import Decision
@@ -71,3 +73,15 @@ TIER_BADGE: dict[FixTier, tuple[str, str]] = {
     FixTier.SAFE: ("safe", "success"),
     FixTier.REVIEW: ("REVIEW", "warning"),
 }
+
+
+_GROUP_ID = re.compile(r"\b(?:fix )?group group:([A-Z0-9]+-\d+):(\d+):\d+")
+_GROUP_ID_BARE = re.compile(r"\bgroup:([A-Z0-9]+-\d+):(\d+):\d+")
+_FINDING_ID = re.compile(r"\b([A-Z][A-Z0-9]*-\d+):(\d+):\d+(?:#\d+)?")
+
+
+def plain_ids(message: str) -> str:
+    """A message for a person: internal ids (`group:W64-07:189:30`, `W64-01:13:30`) said in words."""
+    message = _GROUP_ID.sub(r"the \1 fix group at line \2", message)
+    message = _GROUP_ID_BARE.sub(r"the \1 fix group at line \2", message)
+    return _FINDING_ID.sub(r"\1 at line \2", message)

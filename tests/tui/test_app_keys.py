@@ -456,13 +456,13 @@ async def test_filter_and_pick_a_file(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("slash")
+        await pilot.press("f")
         await pilot.press(*"utl")
         await pilot.pause()
         assert [it.rel for it in screen.file_list.shown_items()] == ["util.cuh"]
         await pilot.press("escape")  # back to the diff: keys decide again
         assert isinstance(app.focused, DiffView)
-        await pilot.press("slash", "enter")
+        await pilot.press("f", "enter")
         await ready(pilot)
         assert screen.rel == "util.cuh"
 
@@ -556,8 +556,8 @@ async def test_build_diagnostics_jump_to_the_hip_line(project: Path) -> None:
         code = "print('gemm.hip:13:16: error: use of undeclared identifier lane')"
         screen.run_pane.start(custom_plan([Step("build", [sys.executable, "-c", code], project)]))
         await wait_run(pilot, screen.run_pane)
-        assert any("press e" in line for line in screen.run_pane.output)
-        await pilot.press("e")
+        assert any("press x" in line for line in screen.run_pane.output)
+        await pilot.press("x")
         await ready(pilot)
         assert screen.rel == "gemm.cu", screen.last_message
         dv = screen.query_one(DiffView)

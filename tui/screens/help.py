@@ -33,7 +33,10 @@ KEY_NAMES = {"question_mark": "?", "slash": "/", "exclamation_mark": "!", "full_
 def help_text(keymap: dict[str, str] | None = None) -> Content:
     lines: list[Content] = []
     section = ""
-    for key, keys in effective_keys(keymap):
+    rows = effective_keys(keymap)
+    order = {sec: i for i, sec in reversed(list(enumerate(k.section for k, _ in rows)))}
+    # by section (in the order sections first appear), keys in their listed order within each
+    for key, keys in sorted(rows, key=lambda r: order[r[0].section]):
         if key.section != section:
             section = key.section
             lines.append(Content(""))

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 
 from hipport.engine.fsutil import WriteError
-from hipport.engine.model import FixStyle
+from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.project_analysis import FileView, ProjectView, project_view
 from hipport.engine.review import Decision, ReviewError, ReviewSession
 
@@ -34,12 +34,15 @@ from ..labels import (
     STATE_COLOUR,
     STATE_SYMBOL,
     decision_word,
+    plain_ids,
 )
 from ..opening import first_file
 from ..widgets.diff_view import DiffView, Mark
 from ..widgets.file_list import FileItem, FileList
 from ..widgets.finding_panel import FindingPanel, PanelData
 from ..widgets.run_pane import RunPane
+from ..widgets.search_bar import SearchBar
+from .review_tools import ReviewTools
 
 if TYPE_CHECKING:
     from .commit import CommitRequest
@@ -55,7 +58,7 @@ def file_item(row: FileView) -> FileItem:
                     STATE_COLOUR.get(row.state, "muted"))
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(ReviewTools, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings()  # type: ignore[assignment]
     AUTO_FOCUS = "DiffView"
 
@@ -85,6 +88,7 @@ class ReviewScreen(Screen[None]):
                 yield DiffView(id="diff")
         yield FindingPanel(id="finding")
         yield RunPane(id="run")
+        yield SearchBar(id="search")
         yield Footer()
 
     @property
@@ -113,6 +117,7 @@ class ReviewScreen(Screen[None]):
             self.panel.show(None, "No CUDA, C++ or Python files in this project.")
         self.refresh_status()
         self._analysis_timer = self.set_interval(0.5, self._analysis_tick)
+        self.set_interval(2.0, self.watch_disk)
 
     def _analysis_tick(self) -> None:
         """While the project is analysed in the background: progress, file states and counts."""
@@ -131,6 +136,12 @@ class ReviewScreen(Screen[None]):
 
     def project(self) -> ProjectView:
         return project_view(self.session, getattr(self.app, "analysis", None))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # search keys exist only while a search is active: otherwise n is reject and escape is free
+        if action in ("search_next", "search_prev", "end_search"):
+            return self.search_query is not None
+        return True
 
     # ---- opening files -----------------------------------------------------------------------
     def open_file(self, rel: str) -> None:
@@ -175,6 +186,8 @@ class ReviewScreen(Screen[None]):
         self.repaint(keep_cursor=False)
         self.diff.show_finding(self.current)
         self._goto_pending_line()
+        self.goto_pending_search()
+        self._disk_seen = self._stat(rel)
         if self.painted_at is None:
             self.painted_at = time.monotonic()
 
@@ -233,6 +246,19 @@ class ReviewScreen(Screen[None]):
             if held and self.session.decision(rel, f.id) == Decision.ACCEPTED:
                 decision = f"{HELD_MARK[2]}: {held}"
         ids = [x.id for x in fr.findings]
+        group = fr.fix_groups.get(f.group)
+        tier = group.tier if group is not None else FixTier.SAFE
+        tier_reason = (group.tier_reason if group is not None else "") or (
+            "the analysis did not understand every use of the value" if tier == FixTier.REVIEW else "")
+        # the whole group's edits (every member's fix + the group's shared edits): a group changes together,
+        # so its preview shows every edit, not only this finding's half
+        group_edits: list[Any] = []
+        for m in fr.group_of(f.id):
+            mf = fr.by_id[m].fix(style)
+            if mf is not None:
+                group_edits.extend(mf.edits)
+        if group is not None:
+            group_edits.extend(e for sf in group.shared if sf.style == style for e in sf.edits)
         self.panel.show(PanelData(
             finding=f,
             rule_title=title,
@@ -244,6 +270,9 @@ class ReviewScreen(Screen[None]):
             fix_edits=fix.edits if fix else (),
             fix_summary=fix.summary if fix else "",
             position=f"{ids.index(f.id) + 1}/{len(ids)}",
+            tier=tier.value,
+            tier_reason=tier_reason,
+            group_edits=group_edits,
         ))
 
     def refresh_files(self, view: ProjectView | None = None) -> None:
@@ -281,6 +310,7 @@ class ReviewScreen(Screen[None]):
         self.query_one("#status-bar", Static).update(" · ".join(parts))
 
     def say(self, message: str, severity: str = "information") -> None:
+        message = plain_ids(message)
         self.last_message = message
         self.refresh_status()
         self.notify(message, severity=severity, timeout=4)  # type: ignore[arg-type]
@@ -323,11 +353,24 @@ class ReviewScreen(Screen[None]):
             return None
         return self.current
 
-    def _decide(self, decision: Decision, only: bool = False) -> None:
+    def _review_tier(self, rel: str, fid: str) -> str | None:
+        """The tier reason when the finding's fix group is a REVIEW fix (None for a safe one)."""
+        fr = self.session.load(rel)
+        g = fr.fix_groups.get(fr.by_id[fid].group)
+        if g is None or g.tier != FixTier.REVIEW:
+            return None
+        return g.tier_reason or "the analysis did not understand every use of the value"
+
+    def _decide(self, decision: Decision, only: bool = False, deliberate: bool = False) -> None:
         fid = self._need_finding()
         if fid is None or self.rel is None:
             return
         rel = self.rel
+        if decision == Decision.ACCEPTED and not deliberate:
+            why = self._review_tier(rel, fid)
+            if why is not None:
+                self.say(f"This fix needs review ({why}). Read it, then press Y to accept it.", "warning")
+                return
         try:
             if only:
                 change = self.session.decide_one(rel, fid, decision)
@@ -336,7 +379,7 @@ class ReviewScreen(Screen[None]):
         except ReviewError as e:
             self.say(str(e), "error")
             return
-        self.last_message = change.message
+        self.last_message = plain_ids(change.message)
         nxt = self.session.next_finding(rel, fid, 1, True, wrap=True)
         if nxt is not None:
             self.current = nxt
@@ -355,15 +398,26 @@ class ReviewScreen(Screen[None]):
     def action_accept_one(self) -> None:
         self._decide(Decision.ACCEPTED, only=True)
 
+    def action_accept_review(self) -> None:
+        self._decide(Decision.ACCEPTED, deliberate=True)
+
     def _decide_rest(self, decision: Decision) -> None:
         if not self._ready() or self.rel is None:
             return
+        if decision == Decision.ACCEPTED:
+            fr = self.session.load(self.rel)
+            review = [f for f in fr.findings if self.session.decision(self.rel, f.id) == Decision.PENDING
+                      and self._review_tier(self.rel, f.id) is not None]
+            if review:
+                self.say(f"{len(review)} pending finding(s) of {self.rel} have REVIEW fixes: decide those one by "
+                         f"one (Y accepts one after reading it), then A accepts the rest.", "warning")
+                return
         try:
             change = self.session.decide_rest(self.rel, decision)
         except ReviewError as e:
             self.say(str(e), "error")
             return
-        self.last_message = change.message
+        self.last_message = plain_ids(change.message)
         self.repaint()
 
     def action_accept_rest(self) -> None:
@@ -376,7 +430,7 @@ class ReviewScreen(Screen[None]):
         if change is None:
             self.say(empty, "warning")
             return
-        self.last_message = change.message
+        self.last_message = plain_ids(change.message)
         if change.path != self.rel:
             self.rel = change.path
             self.expanded = set()
@@ -405,7 +459,7 @@ class ReviewScreen(Screen[None]):
         except ReviewError as e:
             self.say(str(e), "error")
             return
-        self.last_message = change.message
+        self.last_message = plain_ids(change.message)
         self.repaint()
 
     def action_switch_style_file(self) -> None:
@@ -417,7 +471,7 @@ class ReviewScreen(Screen[None]):
         except ReviewError as e:
             self.say(str(e), "error")
             return
-        self.last_message = change.message
+        self.last_message = plain_ids(change.message)
         self.repaint()
 
     # ---- moving ------------------------------------------------------------------------------
@@ -515,8 +569,9 @@ class ReviewScreen(Screen[None]):
 
         try:
             path = self.session.write(rel, overwrite=overwrite)
-        except StaleError as e:
-            self.say(str(e), "error")
+        except StaleError:
+            self.say(f"{rel} changed on disk since it was loaded; not written. Press ! to re-review it "
+                     "(decisions that still match are kept).", "error")
             self.repaint()
             return
         except ReviewError as e:
@@ -588,7 +643,7 @@ class ReviewScreen(Screen[None]):
         except ReviewError as e:  # e.g. the file became unreadable meanwhile
             self.say(str(e), "error")
             return
-        self.last_message = change.message
+        self.last_message = plain_ids(change.message)
         self.show_file(self.rel)
 
     # ---- run pane (the pane owns detection, device, doctor and the run; the screen binds keys) ----
@@ -616,7 +671,7 @@ class ReviewScreen(Screen[None]):
             self.say("Run stopped.", "warning")
             return
         if self.run_pane.diagnostics:
-            self.run_pane.write_line(f"{len(self.run_pane.diagnostics)} diagnostics: press e to jump to each")
+            self.run_pane.write_line(f"{len(self.run_pane.diagnostics)} diagnostics: press x to jump to each")
         if event.code == 0:
             self.say(f"Build and run finished in {event.seconds:.1f} s")
         else:

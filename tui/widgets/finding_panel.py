@@ -14,8 +14,9 @@ from textual.widgets import Static
 
 from hipport.engine.diffrows import line_table
 from hipport.engine.edits import Edit, apply_edits
+from hipport.engine.model import FixTier
 
-from ..labels import SEVERITY_COLOUR, SEVERITY_SYMBOL, decision_symbol
+from ..labels import SEVERITY_COLOUR, SEVERITY_SYMBOL, TIER_BADGE, decision_symbol
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class PanelData:
     fix_edits: Sequence[Edit]
     fix_summary: str
     position: str               # "3/7"
+    tier: str = "safe"          # FixTier value of the finding's fix group
+    tier_reason: str = ""       # why "review"
+    group_edits: Sequence[Edit] = ()  # every edit of the whole fix group (the preview shows them all)
 
 
 def fix_preview(text: str, edits: Sequence[Edit], context: int = 0) -> list[tuple[str, str]]:
@@ -119,10 +123,16 @@ class FindingPanel(VerticalScroll):
                 )
             )
         if data.fix_edits:
+            badge, colour = TIER_BADGE[FixTier(data.tier)]
             parts.append(
-                Content.assemble(("Fix ", "bold"), (f"[{data.style}]", "bold $text-accent"), f" {data.fix_summary}")
+                Content.assemble(("Fix ", "bold"), (f"[{data.style}]", "bold $text-accent"), " ",
+                                 (f"[{badge}]", f"bold $text-{colour}"), f" {data.fix_summary}")
             )
-            for sign, line in fix_preview(data.source_text, data.fix_edits):
+            if data.tier == FixTier.REVIEW:
+                parts.append(Content.styled(f"Review fix: {data.tier_reason}. y will not accept it: read it, "
+                                            "then press Y.", f"bold $text-{colour}"))
+            edits = data.group_edits or data.fix_edits
+            for sign, line in fix_preview(data.source_text, edits):
                 style = {"-": "$text-error", "+": "$text-success"}.get(sign, "$text-muted")
                 parts.append(Content.styled(f"{sign} {line}", style))
         else:

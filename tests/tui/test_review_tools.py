@@ -1,0 +1,177 @@
+"""Review helpers, driven by keys against the real engine session: $EDITOR with a fake editor script
+that really edits the file, `/` search within and across files, review-tier fixes that need `Y`,
+outside edits noticed before `w`, messages without internal ids, whole-group fix previews."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from apptest import analysed, fake_analyze, fake_translate
+
+from hipport.engine.config import Config
+from hipport.engine.model import FixTier
+from hipport.engine.review import Decision, ReviewSession
+from hipport.tui.app import PortApp
+from hipport.tui.screens.review import ReviewScreen
+from hipport.tui.widgets.diff_view import DiffView
+from hipport.tui.widgets.finding_panel import FindingPanel
+
+SIZE = (120, 34)
+GROUP = ("W64-02:6:5", "W64-03:7:23")
+LANE = "W64-01:13:30"
+
+
+@pytest.fixture
+def no_suspend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Headless apps cannot hand the terminal over (Textual raises SuspendNotSupported): the editor
+    still runs as a real process, only the terminal hand-over is skipped."""
+    monkeypatch.setattr(PortApp, "suspend", lambda self: contextlib.nullcontext())
+
+
+def fake_editor(tmp_path: Path, script: str) -> Path:
+    path = tmp_path / "fake-editor.sh"
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+async def ready(pilot: Any) -> ReviewScreen:
+    await analysed(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    return screen
+
+
+def make_app(project: Path, analyze: Any = fake_analyze) -> PortApp:
+    session = ReviewSession.open(project, Config(), translate=fake_translate, analyze=analyze)
+    return PortApp(session, theme="hipport-dark")
+
+
+async def test_e_opens_the_editor_at_the_line_and_notices_the_edit(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_suspend: None) -> None:
+    log = tmp_path / "editor.log"
+    # the fake editor records its arguments and replaces the 32 on the line it was opened at
+    editor = fake_editor(tmp_path, f'echo "$@" > {log}\nline=${{1#+}}\nsed -i "${{line}}s/% 32/% 64/" "$2"\n')
+    monkeypatch.setenv("VISUAL", str(editor))
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y")  # decide the mask group: the file then has decisions
+        assert screen.current == LANE
+        dv = screen.query_one(DiffView)
+        assert dv.rows[dv.cursor].old_no == 13
+        await pilot.press("e")
+        await pilot.pause()
+        assert log.read_text().split() == ["+13", str(project / "gemm.cu")]
+        assert "threadIdx.x % 64" in (project / "gemm.cu").read_text()
+        # noticed on return: the decisions are kept but not applied, and the message names the real key
+        assert screen.session.load("gemm.cu").stale
+        assert "press ! to re-review" in screen.last_message
+        await pilot.press("w")
+        assert "Press ! to re-review" in screen.last_message and "reopen" not in screen.last_message
+        await pilot.press("exclamation_mark")
+        await ready(pilot)
+        assert not screen.session.load("gemm.cu").stale
+        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED  # still matches: kept
+
+
+async def test_E_opens_the_written_hip_file_only_once_written(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_suspend: None) -> None:
+    editor = fake_editor(tmp_path, 'echo "// checked by hand" >> "$2"\n')
+    monkeypatch.setenv("VISUAL", str(editor))
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("E")
+        assert "not written yet" in screen.last_message
+        await pilot.press("y", "w", "E")
+        await pilot.pause()
+        assert (project / "gemm.hip").read_text().endswith("// checked by hand\n")
+        assert "will not overwrite it without asking" in screen.last_message
+
+
+async def test_an_outside_edit_is_noticed_before_w(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y")
+        screen.watch_disk()  # first look: remembers the file's stat
+        src = project / "gemm.cu"
+        src.write_text(src.read_text().replace("threadIdx.x / 32", "threadIdx.x / 32 + 0"))
+        os.utime(src, ns=(1, 1))  # a different mtime even on a coarse clock
+        screen.watch_disk()  # what the 2 s timer does
+        await pilot.pause()
+        assert screen.session.load("gemm.cu").stale
+        assert "changed on disk (outside hipport)" in screen.last_message and "press !" in screen.last_message
+
+
+async def test_search_within_the_file_then_across_files(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *"cudamemset", "enter")  # smart case: lower case ignores case
+        dv = screen.query_one(DiffView)
+        row = dv.rows[dv.cursor]
+        assert "cudaMemset" in row.old_text, row
+        assert screen.search_query == "cudamemset"
+        assert "match 1/1 in gemm.cu" in screen.last_message
+        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.PENDING  # n moves, does not reject
+        await pilot.press("escape")
+        assert screen.search_query is None
+        await pilot.press("slash", *"cudaError", "enter")  # only in util.cuh: the search moves there
+        await ready(pilot)
+        assert screen.rel == "util.cuh"
+        assert "cudaError" in dv.rows[dv.cursor].old_text
+        await pilot.press("n")  # one match in the project: wraps, stays
+        assert screen.rel == "util.cuh" and "wrapped" in screen.last_message
+        await pilot.press("slash", *"hipMalloc", "enter")  # the HIP side of gemm.cu
+        await ready(pilot)
+        assert screen.rel == "gemm.cu" and "hipMalloc" in dv.rows[dv.cursor].new_text
+        await pilot.press("escape", "n")  # search over: n rejects again
+        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.REJECTED
+
+
+def review_tier(source: Any, translation: Any, options: Any = None) -> Any:
+    an = fake_analyze(source, translation, options)
+    groups = tuple(dataclasses.replace(g, tier=FixTier.REVIEW, tier_reason="mask also sizes a shared array at "
+                                       "gemm.cu:40") for g in an.groups)
+    return dataclasses.replace(an, groups=groups)
+
+
+async def test_review_tier_fix_is_marked_and_needs_Y(project: Path) -> None:
+    app = make_app(project, analyze=review_tier)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.current == GROUP[0]
+        panel = str(screen.query_one("#finding-body").render())
+        assert "[REVIEW]" in panel and "mask also sizes a shared array at gemm.cu:40" in panel
+        await pilot.press("y")
+        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.PENDING
+        assert "needs review" in screen.last_message and "press Y" in screen.last_message
+        await pilot.press("A")  # accept-rest does not sweep a review fix along
+        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.PENDING
+        await pilot.press("Y")
+        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
+        assert screen.current == LANE
+        panel = str(screen.query_one("#finding-body").render())
+        assert "[safe]" in panel  # a group of one with no review tier
+
+
+async def test_group_preview_shows_every_edit_and_status_has_no_internal_ids(project: Path) -> None:
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        data = screen.query_one(FindingPanel).data
+        assert data is not None and data.finding.id == GROUP[0]
+        text = str(screen.query_one("#finding-body").render())
+        # the mask finding's preview also shows its group partner's edit (offset 16 -> 32)
+        assert "unsigned long long mask" in text and "offset = 32" in text
+        await pilot.press("full_stop")  # accept only this one: refused, the group changes together
+        status = str(screen.query_one("#status-bar").render())
+        assert "W64-02 at line 6" in status and ":6:5" not in status, status

@@ -1,0 +1,258 @@
+"""Review helpers of the main screen, kept apart from its layout and deciding code:
+
+- `e` / `E`: open the CUDA file (or the written HIP file) in $VISUAL/$EDITOR at the cursor's line;
+  an edit is noticed on return (the file is analysed again, or turns stale if it had decisions);
+- outside edits are noticed while the app runs (a cheap stat of the shown file every 2 s), not only
+  at `w`;
+- `/`, `n`, `N`: search the shown file (CUDA and HIP sides), then the other files of the project.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SuspendNotSupported
+
+from hipport.engine.review_state import sha256_file
+from hipport.engine.search import line_matches, next_file_with
+
+from ..widgets.search_bar import SearchBar
+
+if TYPE_CHECKING:
+    from hipport.engine.review import ReviewSession
+
+    from ..widgets.diff_view import DiffView
+    from ..widgets.file_list import FileList
+
+
+def editor_argv(path: Path, line: int) -> list[str]:
+    """$VISUAL, else $EDITOR, else vi; `+LINE` is understood by vi, vim, nvim, nano, emacs, micro, kak."""
+    cmd = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    return [*shlex.split(cmd), f"+{max(1, line)}", str(path)]
+
+
+class ReviewTools:
+    """Mixed into ReviewScreen; uses its session, diff, file list and `say`."""
+
+    if TYPE_CHECKING:
+        session: ReviewSession
+        rel: str | None
+        loading_rel: str | None
+        expanded: set[int]
+        app: Any
+
+        @property
+        def diff(self) -> DiffView: ...
+        @property
+        def file_list(self) -> FileList: ...
+        def say(self, message: str, severity: str = "information") -> None: ...
+        def _ready(self) -> bool: ...
+        def repaint(self, keep_cursor: bool = True) -> None: ...
+        def open_file(self, rel: str) -> None: ...
+        def refresh_status(self, view: Any = None) -> None: ...
+        def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+        def refresh_bindings(self) -> None: ...
+
+    search_query: str | None = None
+    pending_goto: tuple[str, int] | None = None   # ("old"|"new", line) to show once the file is painted
+    _disk_seen: tuple[str, int, int] | None = None  # (rel, mtime_ns, size) of the shown file
+
+    # ---- the editor --------------------------------------------------------------------------
+    def action_edit(self) -> None:
+        self._edit(hip=False)
+
+    def action_edit_hip(self) -> None:
+        self._edit(hip=True)
+
+    def _cursor_lines(self) -> tuple[int, int]:
+        rows = self.diff.rows
+        row = rows[self.diff.cursor] if 0 <= self.diff.cursor < len(rows) else None
+        if row is None:
+            return 1, 1
+        return row.old_no or 1, row.new_no or row.old_no or 1
+
+    def _edit(self, hip: bool) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        rel = self.rel
+        old_line, new_line = self._cursor_lines()
+        if hip:
+            path = self.session.output_path(rel)
+            if self.session.entry(rel).status.value not in ("written", "committed") or not path.exists():
+                self.say(f"{rel}: the HIP file is not written yet (w writes it); e opens the CUDA file.", "warning")
+                return
+            line = new_line
+        else:
+            path = self.session.root / rel
+            line = old_line
+        before = sha256_file(path)
+        argv = editor_argv(path, line)
+        try:
+            with self.app.suspend():
+                proc = subprocess.run(argv, check=False)
+        except SuspendNotSupported:
+            self.say("This terminal cannot be handed to an editor.", "error")
+            return
+        except OSError as e:
+            self.say(f"Cannot start the editor {argv[0]!r} ({e.strerror or e}); set $VISUAL or $EDITOR.", "error")
+            return
+        self.app.refresh()
+        shown = path.relative_to(self.session.root) if path.is_relative_to(self.session.root) else path
+        if sha256_file(path) == before:
+            note = f" (the editor exited with {proc.returncode})" if proc.returncode else ""
+            self.say(f"{shown}: not changed in the editor{note}.")
+            return
+        if hip:
+            self.say(f"{shown} edited in the editor: hipport will not overwrite it without asking (w asks).")
+            return
+        self._disk_changed(rel, "in the editor")
+
+    # ---- outside edits -----------------------------------------------------------------------
+    def _stat(self, rel: str) -> tuple[str, int, int] | None:
+        try:
+            st = (self.session.root / rel).stat()
+        except OSError:
+            return None
+        return rel, st.st_mtime_ns, st.st_size
+
+    def watch_disk(self) -> None:
+        """Timer: notice that the shown file changed on disk (another editor, git checkout ...)."""
+        rel = self.rel
+        if rel is None or self.loading_rel is not None or not self.session.is_loaded(rel):
+            return
+        now = self._stat(rel)
+        seen, self._disk_seen = self._disk_seen, now
+        if seen is None or now is None or seen[0] != rel or seen == now:
+            return
+        fr = self.session.load(rel)
+        if fr.stale or sha256_file(self.session.root / rel) == fr.sha256:
+            return
+        self._disk_changed(rel, "on disk (outside hipport)")
+
+    def _disk_changed(self, rel: str, how: str) -> None:
+        """The CUDA file changed: let the session notice (stale if it has decisions, else reloaded)."""
+        self.session.rescan()
+        self._disk_seen = self._stat(rel)
+        if self.session.is_loaded(rel) and self.session.load(rel).stale:
+            self.repaint()
+            self.say(f"{rel} changed {how}: its decisions are kept but NOT applied; press ! to re-review it.",
+                     "warning")
+            return
+        self.say(f"{rel} changed {how}: translating and analysing it again.")
+        if self.rel == rel:
+            self.rel = None  # force open_file to load it again
+        self.open_file(rel)
+
+    # ---- search ------------------------------------------------------------------------------
+    def action_search(self) -> None:
+        self.query_one(SearchBar).open()
+
+    # handlers by name (a plain mixin's @on decorators are not collected by Textual's metaclass)
+    def on_search_bar_search(self, event: SearchBar.Search) -> None:
+        self.diff.focus()
+        query = event.query
+        if not query:
+            self._end_search()
+            return
+        self.search_query = query
+        self.refresh_bindings()
+        self._search_step(1, include_current=True)
+
+    def on_search_bar_cancelled(self, event: SearchBar.Cancelled) -> None:
+        self.diff.focus()
+        self._end_search()
+
+    def _end_search(self) -> None:
+        if self.search_query is not None:
+            self.search_query = None
+            self.refresh_bindings()
+            self.say("Search ended: n rejects again.")
+
+    def action_end_search(self) -> None:
+        self._end_search()
+
+    def action_search_next(self) -> None:
+        self._search_step(1)
+
+    def action_search_prev(self) -> None:
+        self._search_step(-1)
+
+    def _matches(self, rel: str) -> list[tuple[str, int]]:
+        """("old"|"new", line) of every match in the shown file: CUDA side, then HIP side."""
+        query = self.search_query or ""
+        fr = self.session.load(rel)
+        hits = [("old", n) for n in line_matches(fr.source.text, query)]
+        hits += [("new", n) for n in line_matches(self.session.result_text(rel), query)]
+        return hits
+
+    def _loaded_result(self, rel: str) -> str | None:
+        """The HIP text of a file already translated (searching it costs no translation)."""
+        if not self.session.is_loaded(rel):
+            return None
+        try:
+            return self.session.result_text(rel)
+        except Exception:  # a stale or failing file: its source is searched anyway
+            return None
+
+    def _row_key(self, side: str, line: int) -> int | None:
+        """Index of the diff row showing this line (after unfolding it), or None."""
+        for _ in range(2):
+            for i, row in enumerate(self.diff.rows):
+                n = row.old_no if side == "old" else row.new_no
+                if n is None:
+                    continue
+                if row.kind == "fold":
+                    if n <= line < n + row.hidden and row.old_no is not None:
+                        self.expanded.add(row.old_no)
+                        self.repaint()
+                        break
+                elif n == line:
+                    return i
+            else:
+                return None
+        return None
+
+    def _search_step(self, step: int, include_current: bool = False) -> None:
+        query = self.search_query
+        if not query or not self._ready() or self.rel is None:
+            return
+        rel = self.rel
+        here = self.diff.cursor
+        found: list[int] = sorted({i for side, n in self._matches(rel)
+                                   if (i := self._row_key(side, n)) is not None})
+        if step > 0:
+            nxt = next((i for i in found if i > here or (include_current and i == here)), None)
+        else:
+            nxt = next((i for i in reversed(found) if i < here), None)
+        if nxt is not None:
+            self.diff.cursor = nxt
+            k = found.index(nxt) + 1
+            self.say(f"/{query}: match {k}/{len(found)} in {rel} (n/N: next/previous, esc ends the search)")
+            return
+        rels = [it.rel for it in self.file_list.shown_items()] or [e.rel for e in self.session.files()]
+        other = next_file_with(self.session.root, rels, rel, step, query, self._loaded_result)
+        if other is None:
+            if found:
+                self.diff.cursor = found[0] if step > 0 else found[-1]
+                self.say(f"/{query}: only in {rel}; wrapped around")
+            else:
+                self.say(f"/{query}: not found in any file", "warning")
+            return
+        self.pending_goto = ("search", step)
+        self.open_file(other)
+        self.say(f"/{query}: continuing in {other}")
+
+    def goto_pending_search(self) -> None:
+        """Called once a file is painted: put the cursor on the first (or last) match of the search."""
+        pending, self.pending_goto = self.pending_goto, None
+        if pending is None or self.rel is None or not self.search_query:
+            return
+        step = pending[1]
+        found = sorted({i for side, n in self._matches(self.rel) if (i := self._row_key(side, n)) is not None})
+        if found:
+            self.diff.cursor = found[0] if step > 0 else found[-1]
+            self.say(f"/{self.search_query}: match {1 if step > 0 else len(found)}/{len(found)} in {self.rel}")

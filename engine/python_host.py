@@ -16,43 +16,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .buildsys.rules import flag_notes
 from .model import Report, ReportKind, Translation, TranslationMode
 from .pyscan import AstOffsets, string_literals
 from .source import Source
 
-# nvcc flag (prefix) -> what to use with hipcc. Checked against hipcc/amdclang option names.
-NVCC_FLAGS: dict[str, str] = {
-    "-arch": "use --offload-arch=gfx942 (MI300; gfx90a MI200, gfx950 MI350)",
-    "--gpu-architecture": "use --offload-arch=gfx942 (MI300; gfx90a MI200, gfx950 MI350)",
-    "-gencode": "use one --offload-arch=gfxNNN per target GPU",
-    "--generate-code": "use one --offload-arch=gfxNNN per target GPU",
-    "-code": "use --offload-arch=gfxNNN",
-    "--use_fast_math": "use -ffast-math",
-    "-use_fast_math": "use -ffast-math",
-    "--expt-relaxed-constexpr": "not needed: clang allows constexpr host functions in device code",
-    "--expt-extended-lambda": "not needed: clang supports __device__ lambdas",
-    "--extended-lambda": "not needed: clang supports __device__ lambdas",
-    "-lineinfo": "use -gline-tables-only",
-    "--generate-line-info": "use -gline-tables-only",
-    "-Xptxas": "PTX assembler options have no hipcc meaning; drop (see -Rpass-analysis=kernel-resource-usage)",
-    "--ptxas-options": "PTX assembler options have no hipcc meaning; drop (see -Rpass-analysis=kernel-resource-usage)",
-    "-maxrregcount": "no hipcc flag: bound registers with __launch_bounds__ in the source",
-    "--maxrregcount": "no hipcc flag: bound registers with __launch_bounds__ in the source",
-    "-Xcompiler": "pass the host-compiler option directly (hipcc is clang)",
-    "--compiler-options": "pass the host-compiler option directly (hipcc is clang)",
-    "-rdc": "use -fgpu-rdc",
-    "--relocatable-device-code": "use -fgpu-rdc",
-    "--default-stream": "use -fgpu-default-stream=per-thread",
-    "-G": "use -g (device debug info)",
-    "--device-debug": "use -g (device debug info)",
-    "--resource-usage": "use -Rpass-analysis=kernel-resource-usage",
-    "-keep": "use -save-temps",
-    "--keep": "use -save-temps",
-    "-ccbin": "no hipcc meaning (hipcc is the host compiler too); drop",
-    "--compiler-bindir": "no hipcc meaning (hipcc is the host compiler too); drop",
-    "--threads": "drop (or use -parallel-jobs=N for several offload targets)",
-    "-t": "drop (or use -parallel-jobs=N for several offload targets)",
-}
+# nvcc flag -> what to use with hipcc: one table for Makefiles, CMake and Python builds
+# (engine/buildsys/rules.toml [[flag]], each row with its source).
+NVCC_FLAGS: dict[str, str] = flag_notes()
 
 _INLINE_FUNCS = {"load_inline": (("cpp_sources", 1), ("cuda_sources", 2)),
                  "RawKernel": (("code", 0),), "RawModule": (("code", 0),)}

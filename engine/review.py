@@ -297,7 +297,9 @@ class ReviewSession:
             self.config = config
             self._results.clear()
             self._outs = {}
-            if (old.rocm, old.archs, old.launch_syntax) != (config.rocm, config.archs, config.launch_syntax):
+            # output_mode too: build scripts name sibling outputs (gemm.cu -> gemm.hip) in sibling mode
+            if ((old.rocm, old.archs, old.launch_syntax, old.output_mode)
+                    != (config.rocm, config.archs, config.launch_syntax, config.output_mode)):
                 self._loaded.clear()
                 self._errors.clear()
         self.rescan()
@@ -416,7 +418,9 @@ class ReviewSession:
         wopt: Any = None
         try:
             topt = _engine("translate").TranslateOptions(rocm=self.config.rocm,
-                                                         launch_syntax=self.config.launch_syntax)
+                                                         launch_syntax=self.config.launch_syntax,
+                                                         archs=self.config.archs,
+                                                         output_mode=self.config.output_mode)
         except (ImportError, AttributeError):
             pass
         try:

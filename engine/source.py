@@ -20,6 +20,8 @@ class Language(StrEnum):
     CUDA = "cuda"      # .cu .cuh
     CPP = "cpp"        # .cpp .cc .cxx .h .hpp .inl .hip (HIP/C++ host or device)
     PYTHON = "python"  # .py
+    MAKE = "make"      # Makefile, makefile, GNUmakefile, *.mk (engine/buildsys)
+    CMAKE = "cmake"    # CMakeLists.txt, *.cmake (engine/buildsys)
 
 
 EXTENSIONS: dict[str, Language] = {
@@ -35,7 +37,17 @@ EXTENSIONS: dict[str, Language] = {
     ".inl": Language.CPP,
     ".hip": Language.CPP,
     ".py": Language.PYTHON,
+    ".mk": Language.MAKE,
+    ".cmake": Language.CMAKE,
 }
+# build scripts known by their whole name (engine/buildsys translates them)
+NAMES: dict[str, Language] = {
+    "Makefile": Language.MAKE,
+    "makefile": Language.MAKE,
+    "GNUmakefile": Language.MAKE,
+    "CMakeLists.txt": Language.CMAKE,
+}
+BUILD_LANGUAGES = frozenset({Language.MAKE, Language.CMAKE})
 
 # Files larger than this are refused with a clear message (a 50 MB source is accepted).
 MAX_BYTES = 256 * 1024 * 1024
@@ -46,7 +58,8 @@ class SourceError(Exception):
 
 
 def language_for(path: str | Path) -> Language | None:
-    return EXTENSIONS.get(Path(path).suffix.lower())
+    p = Path(path)
+    return NAMES.get(p.name) or EXTENSIONS.get(p.suffix.lower())
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from .edits import Edit
 from .launch import launch_edits
 from .model import Report, ReportKind, Translation, TranslationMode
 from .python_host import translate_python
-from .source import Language, Source
+from .source import BUILD_LANGUAGES, Language, Source
 from .translate_args import Call, call_arguments, rewrite_calls
 from .translate_tables import (
     ARCH_AVAILABLE_UP_TO,
@@ -58,6 +58,8 @@ class TranslateOptions:
     # absolute paths of the files of this conversion whose outputs get sibling names (--suffix):
     # quoted includes of them are pointed at their ports (engine/local_includes.py)
     sibling_outputs: frozenset[str] = frozenset()
+    archs: tuple[str, ...] = ("gfx942",)  # build scripts: --offload-arch / CMAKE_HIP_ARCHITECTURES targets
+    output_mode: str = "folder"     # build scripts: "sibling" renames gemm.cu -> gemm.hip in the script
 
     def __post_init__(self) -> None:
         if self.launch_syntax not in ("chevron", "ggl"):
@@ -597,6 +599,10 @@ def translate(source: Source, options: TranslateOptions | None = None) -> Transl
     options = options or TranslateOptions()
     if source.language == Language.PYTHON:
         return translate_python(source, options, translate_text)
+    if source.language in BUILD_LANGUAGES:
+        from .buildsys import translate_build_source
+
+        return translate_build_source(source, options)
     mode = TranslationMode.TOKENS
     user_spans: frozenset[int] = frozenset()
     extra: list[Report] = []

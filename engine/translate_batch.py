@@ -8,6 +8,7 @@ are loaded before the fork, so workers share them).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ def port_file(job: Job) -> FileResult:
     """Read, translate and render one file. Errors become FileResult.error (one line)."""
     from .edits import EditConflict
     from .pipeline import port
-    from .source import SourceError, read_source
+    from .source import BUILD_LANGUAGES, SourceError, read_source
     from .translate import TranslateError
 
     res = FileResult(job.path, job.rel)
@@ -67,8 +68,12 @@ def port_file(job: Job) -> FileResult:
         return res
     res.language = src.language.value
     res.bytes_in = len(src.raw or b"")
+    options = job.options
+    archs = getattr(job.warp_options, "archs", None)
+    if src.language in BUILD_LANGUAGES and archs and options is not None and hasattr(options, "archs"):
+        options = dataclasses.replace(options, archs=tuple(archs))  # one target list: --arch also sets the build's
     try:
-        pr = port(src, job.options, fixes=job.fixes, style=job.style, warp_options=job.warp_options)
+        pr = port(src, options, fixes=job.fixes, style=job.style, warp_options=job.warp_options)
     except (TranslateError, EditConflict, ValueError) as e:
         res.error = f"{job.path}: {e}"
         return res

@@ -6,6 +6,11 @@ need=()
 command -v hipcc >/dev/null 2>&1 || need+=(hipcc)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 command -v git >/dev/null 2>&1 || need+=(git)
+# HIP libraries Debian packages (hipRAND/rocRAND, hipSPARSE/rocSPARSE): tests/buildsys builds ported
+# projects that link them. Debian 12 has no hipBLAS/rocBLAS/hipFFT (those builds are skipped, saying so).
+for p in libhiprand-dev librocrand-dev libhipsparse-dev librocsparse-dev; do
+    dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
     echo "install-system-deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..edits import Edit
 from ..model import Analysis, Finding, Fix, FixGroup, FixStyle, Translation, TranslationMode
-from ..source import Language, Source
+from ..source import BUILD_LANGUAGES, Language, Source
 from .rules import RULES, Rule
 
 __all__ = ["RULES", "Rule", "WarpOptions", "analyze", "wave32_arch"]
@@ -32,6 +32,8 @@ def wave32_arch(arch: str) -> bool:
 
 
 def analyze(source: Source, translation: Translation | None = None, options: WarpOptions | None = None) -> Analysis:
+    if source.language in BUILD_LANGUAGES:  # build scripts hold no device code: nothing to find
+        return Analysis(source=source, findings=(), groups=(), mode=TranslationMode.TOKENS)
     opts = options or WarpOptions()
     wave32 = any(wave32_arch(a) for a in opts.archs)
     if source.language == Language.PYTHON:

@@ -1,0 +1,134 @@
+"""Build scripts (Makefiles, CMake) translated like sources: edits on the original text + reports.
+
+    from hipport.engine.buildsys import translate_build_file, detect_build_system, build_kind
+
+    tr = translate_build_file("Makefile", text, settings)   # engine.model.Translation
+    detect_build_system(root)   # BuildProject(kind, main, files) or None
+
+`settings` is any object with `archs` (engine.config.Config, TranslateOptions, BuildOptions, ...);
+optional `roc` (link roc* libraries instead of hip*) and `output_mode` ("sibling": the script names
+the sibling outputs, gemm.cu -> gemm.hip). The rules are data: rules.toml.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+
+from ..edits import Edit
+from ..model import Report, ReportKind, Translation, TranslationMode
+from ..source import Language, Source
+
+DEFAULT_ARCHS: tuple[str, ...] = ("gfx942",)
+MAKE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+CMAKE_NAMES = frozenset({"CMakeLists.txt"})
+
+
+class BuildKind(StrEnum):
+    MAKE = "make"
+    CMAKE = "cmake"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    archs: tuple[str, ...] = DEFAULT_ARCHS
+    roc: bool = False
+    output_mode: str = "folder"  # "sibling" renames .cu -> .hip in the script; others keep names
+
+
+@dataclass(frozen=True, slots=True)
+class BuildProject:
+    kind: BuildKind
+    main: str                 # root-relative posix path of the top build file
+    files: tuple[str, ...]    # every build file under the root, sorted
+
+
+def build_kind(path: str | os.PathLike[str]) -> BuildKind | None:
+    """By file name: Makefile/makefile/GNUmakefile/*.mk -> MAKE; CMakeLists.txt/*.cmake -> CMAKE."""
+    name = PurePosixPath(str(path).replace("\\", "/")).name
+    if name in MAKE_NAMES or name.endswith(".mk"):
+        return BuildKind.MAKE
+    if name in CMAKE_NAMES or name.endswith(".cmake"):
+        return BuildKind.CMAKE
+    return None
+
+
+def detect_build_system(root: str | os.PathLike[str]) -> BuildProject | None:
+    """The project's build system: a top-level Makefile wins over CMakeLists.txt (the toolchain's
+    order); None when the root has neither at its top."""
+    from ..discover import discover
+
+    root = Path(root)
+    files = tuple(rel for rel in discover(root) if build_kind(rel) is not None)
+    for name in ("GNUmakefile", "makefile", "Makefile"):
+        if (root / name).is_file():
+            return BuildProject(BuildKind.MAKE, name, files)
+    if (root / "CMakeLists.txt").is_file():
+        return BuildProject(BuildKind.CMAKE, "CMakeLists.txt", files)
+    return None
+
+
+def _archs(settings: object | None) -> tuple[str, ...]:
+    archs = getattr(settings, "archs", None)
+    if isinstance(archs, str):
+        archs = tuple(a for a in archs.replace(";", ",").split(",") if a.strip())
+    return tuple(archs) if archs else DEFAULT_ARCHS
+
+
+def translate_build_file(path: str | os.PathLike[str] | None, text: str, settings: object | None = None,
+                         *, kind: BuildKind | None = None) -> Translation:
+    """Translate one build script. `kind` defaults to build_kind(path)."""
+    kind = kind or (build_kind(path) if path is not None else None)
+    if kind is None:
+        raise ValueError(f"{path}: not a Makefile or CMake file")
+    lang = Language.MAKE if kind == BuildKind.MAKE else Language.CMAKE
+    source = Source.from_text(text, Path(path) if path is not None else None, lang)
+    return translate_build_source(source, settings)
+
+
+def translate_build_source(source: Source, settings: object | None = None) -> Translation:
+    """Translate a Source whose language is MAKE or CMAKE (engine.translate.translate calls this)."""
+    from .cmake import translate_cmake
+    from .flags import FlagTranslator
+    from .makefile import translate_makefile
+
+    reports: list[Report] = []
+
+    def rep(kind: ReportKind, name: str, start: int, end: int, message: str) -> None:
+        line, col = source.line_col(start)
+        reports.append(Report(kind, name, start, end, line, col, message))
+
+    ft = FlagTranslator(source.text, _archs(settings), rep, roc=bool(getattr(settings, "roc", False)),
+                        sibling=getattr(settings, "output_mode", "") == "sibling")
+    if source.language == Language.CMAKE:
+        translate_cmake(source.text, ft)
+        if ft.sibling and source.path is not None and source.path.name == "CMakeLists.txt":
+            rep(ReportKind.INFO, "output", 0, 0, "a sibling CMakeLists_hip.txt is not read by CMake: write "
+                "build scripts in place or to an output folder to configure them")
+    else:
+        translate_makefile(source.text, ft)
+    edits = tuple(sorted(_dedupe(ft.edits), key=lambda e: (e.start, e.end)))
+    stats = dict(ft.stats)
+    stats["lines"] = len(source.line_starts)
+    return Translation(source=source, edits=edits, reports=tuple(sorted(reports, key=lambda r: (r.start, r.end))),
+                       mode=TranslationMode.TOKENS, stats=stats)
+
+
+def _dedupe(edits: list[Edit]) -> list[Edit]:
+    from ..pipeline import dedupe
+
+    return dedupe(edits)
+
+
+__all__ = [
+    "DEFAULT_ARCHS",
+    "BuildKind",
+    "BuildOptions",
+    "BuildProject",
+    "build_kind",
+    "detect_build_system",
+    "translate_build_file",
+    "translate_build_source",
+]

@@ -1,0 +1,222 @@
+"""GNU Makefiles: nvcc build -> hipcc build, as edits on the original text.
+
+What is translated, and only on nvcc command lines (recipes that run nvcc or a variable holding it)
+and in the variables such lines use (transitively): nvcc flags, -gencode/-arch, CUDA libraries
+(rules.toml). Everywhere: CUDA toolkit variables and prefixes (CUDA_PATH -> ROCM_PATH,
+/usr/local/cuda -> /opt/rocm), `nvcc` -> `hipcc`, NVIDIA tools reported. A variable the arch flag
+names (`-arch=$(ARCH)`, `ARCH = sm_60`) gets the target gfx list as its value, so `make ARCH=gfx90a`
+still overrides it. `.cu` sources keep their names (hipcc compiles .cu as HIP) unless the outputs are
+siblings (gemm.cu -> gemm.hip), then `.cu` in the Makefile becomes `.hip`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..edits import Edit
+from ..model import ReportKind
+from .flags import FlagTranslator, Word, arch_numbers, split_words
+
+_ASSIGN = re.compile(r"[ \t]*(?:(?:export|override|private)[ \t]+)*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*"
+                     r"(::?=|:::=|\?=|\+=|!=|=)")
+_DIRECTIVE = re.compile(r"[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif|include|-include|sinclude|define|endef|"
+                        r"export|unexport|override|vpath)\b")
+_KEYWORDS = frozenset({"define", "endef", "export", "unexport", "override", "private", "include", "vpath",
+                       "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif"})
+_REF = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)")
+_CONT = re.compile(r"(\\+)\r?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    start: int       # logical line (continuations joined), offsets in the text
+    end: int         # end of the code (before a comment and the newline)
+    recipe: bool
+    assign: str      # variable name for an assignment, else ""
+    value_start: int  # for an assignment: where the value begins
+
+
+def _code_end(text: str, start: int, end: int) -> int:
+    """End of the code on a logical line: before an unescaped '#'."""
+    i = start
+    while True:
+        j = text.find("#", i, end)
+        if j < 0:
+            return end
+        if j > start and text[j - 1] == "\\":
+            i = j + 1
+            continue
+        return j
+
+
+def logical_lines(text: str) -> list[Line]:
+    lines: list[Line] = []
+    pos = 0
+    n = len(text)
+    in_rule = False
+    while pos < n:
+        start = pos
+        while True:
+            nl = text.find("\n", pos)
+            end = n if nl < 0 else nl
+            m = _CONT.search(text, pos, end)
+            pos = n if nl < 0 else nl + 1
+            if m and len(m.group(1)) % 2 == 1 and pos < n:
+                continue
+            break
+        body_end = end - 1 if end > start and text[end - 1] == "\r" else end
+        code_end = _code_end(text, start, body_end)
+        first = text[start:code_end]
+        tab = text.startswith("\t", start)
+        recipe = tab and in_rule
+        assign = ""
+        vstart = 0
+        if not recipe and first.strip():
+            m = _ASSIGN.match(first)
+            if m and m.group(1) not in _KEYWORDS:
+                assign, vstart = m.group(1), start + m.end()
+                in_rule = False
+            elif not _DIRECTIVE.match(first):
+                in_rule = ":" in re.sub(r"\$[({][^)}]*[)}]", "", first)
+        lines.append(Line(start, code_end, recipe, assign, vstart))
+    return lines
+
+
+def _first_command_word(ws: list[Word]) -> Word | None:
+    for w in ws:
+        t = w.text.lstrip("@+-")
+        if t:
+            return w
+    return None
+
+
+def translate_makefile(text: str, ft: FlagTranslator) -> None:
+    """Fill `ft` (edits, reports, stats) for a Makefile."""
+    lines = logical_lines(text)
+    r = ft.r
+    values: dict[str, list[Line]] = {}
+    for ln in lines:
+        if ln.assign:
+            values.setdefault(ln.assign, []).append(ln)
+
+    def value_words(ln: Line) -> list[Word]:
+        return split_words(text, ln.value_start, ln.end)
+
+    def is_compiler_word(w: Word) -> bool:
+        base = w.text.lstrip("@+-").rsplit("/", 1)[-1]
+        return base in r.compilers or base in r.report_compilers
+
+    compiler_vars: set[str] = set()
+    for name, lns in values.items():
+        for ln in lns:
+            ws = value_words(ln)
+            if ws and is_compiler_word(ws[0]):
+                compiler_vars.add(name)
+
+    def refs_compiler(ws: list[Word]) -> bool:
+        for w in ws:
+            if is_compiler_word(w):
+                return True
+            if any(m.group(1) in compiler_vars for m in _REF.finditer(w.text)):
+                return True
+        return False
+
+    compile_lines: set[int] = set()
+    for i, ln in enumerate(lines):
+        if ln.assign and ln.assign in compiler_vars:
+            continue
+        ws = split_words(text, ln.value_start if ln.assign else ln.start, ln.end)
+        if (ln.recipe or ln.assign) and refs_compiler(ws):
+            compile_lines.add(i)
+
+    # variables used by compile lines, transitively
+    context: set[str] = set(compiler_vars)
+    todo = [m.group(1) for i in compile_lines for m in _REF.finditer(text, lines[i].start, lines[i].end)]
+    todo += [m.group(1) for v in compiler_vars for ln in values[v]
+             for m in _REF.finditer(text, ln.value_start, ln.end)]
+    while todo:
+        v = todo.pop()
+        if v in context or v not in values:
+            continue
+        context.add(v)
+        for ln in values[v]:
+            todo.extend(m.group(1) for m in _REF.finditer(text, ln.value_start, ln.end))
+
+    # a toolkit variable assigned a relative path is the project's own folder (minimap2: CUDA_PATH = device)
+    ft.user_vars = frozenset(v for v in r.path_variables for ln in values.get(v, ())
+                             if (ws := value_words(ln)) and not ws[0].text.startswith(("/", "$", "~")))
+    path_vars = set(r.path_variables) - ft.user_vars
+    later: list[Line] = []
+    for i, ln in enumerate(lines):
+        if ln.assign and ln.assign in path_vars:
+            name_at = text.index(ln.assign, ln.start)
+            ft.edits.append(_rename_edit(name_at, ln.assign, r.hip_variable))
+            ft.stats["path"] = ft.stats.get("path", 0) + 1
+            for w in value_words(ln):
+                ft.path_edit(w)
+            continue
+        if ln.assign and (ln.assign not in context or _arch_like(value_words(ln))):
+            later.append(ln)  # after every command line: an arch flag may name this variable
+            continue
+        if ln.assign or i in compile_lines:
+            ft.new_line()
+            ws = value_words(ln) if ln.assign else split_words(text, ln.start, ln.end)
+            ft.words(ws)
+            continue
+        for w in split_words(text, ln.start, ln.end):
+            if ln.recipe:
+                _tool(ft, w)
+            if not ft.compiler(w):
+                ft.path_edit(w)
+    # assignments outside the nvcc context: arch variables get the gfx list, the rest only paths
+    for ln in later:
+        ws = value_words(ln)
+        if ln.assign in ft.arch_vars:
+            _arch_value(ft, ln, ws)
+            continue
+        if ln.assign in context:
+            ft.new_line()
+            ft.words(ws)
+            continue
+        for w in ws:
+            if not ft.compiler(w):
+                ft.path_edit(w)
+    if ft.rdc:  # device code linked across objects: every hipcc call, the link included, needs -fgpu-rdc
+        for k, e in enumerate(ft.edits):
+            if e.rule == "build-compiler" and e.replacement.endswith("hipcc"):
+                ft.edits[k] = Edit(e.start, e.end, e.replacement + " -fgpu-rdc", e.rule,
+                                   e.note + "; -fgpu-rdc: the Makefile builds relocatable device code (-dc/-rdc)")
+
+
+def _rename_edit(at: int, old: str, new: str) -> Edit:
+    return Edit(at, at + len(old), new, "build-path", f"{old} -> {new} (the ROCm root)")
+
+
+def _arch_value(ft: FlagTranslator, ln: Line, ws: list[Word]) -> None:
+    sm = [w for w in ws if arch_numbers(w.text)]
+    if not sm:
+        if ws:
+            ft.report(ReportKind.MANUAL, ln.assign, ws[0].start, ws[-1].end,
+                      f"{ln.assign} is used as the GPU architecture but holds no sm_NN value; "
+                      f"set it to {' '.join(ft.archs)}")
+        return
+    ft._edit(sm[0].start, sm[0].end, " ".join(ft.archs), "arch",
+             f"{ln.assign}: the target GPU architectures (override with make {ln.assign}=<gfx>)")
+    for w in sm[1:]:
+        ft._edit(w.start, w.end, "", "arch", "one gfx list replaces the sm_NN list")
+
+
+def _arch_like(ws: list[Word]) -> bool:
+    """A value such as `sm_60` or `70` (no flags): possibly the variable an arch flag names."""
+    return bool(ws) and not any(w.text.startswith("-") for w in ws) and any(arch_numbers(w.text) for w in ws)
+
+
+def _tool(ft: FlagTranslator, w: Word) -> None:
+    base = w.text.lstrip("@+-").rsplit("/", 1)[-1]
+    hint = ft.r.tools.get(base)
+    if hint:
+        ft.report(ReportKind.MANUAL, base, w.start, w.end, f"NVIDIA tool {base}: on ROCm use {hint}")
+
+
+__all__ = ["Line", "logical_lines", "translate_makefile"]

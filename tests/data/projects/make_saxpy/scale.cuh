@@ -1,0 +1,2 @@
+#pragma once
+__device__ float scale(float a, float x);

@@ -7,7 +7,8 @@
 
 `settings` is any object with `archs` (engine.config.Config, TranslateOptions, BuildOptions, ...);
 optional `roc` (link roc* libraries instead of hip*) and `output_mode` ("sibling": the script names
-the sibling outputs, gemm.cu -> gemm.hip). The rules are data: rules.toml.
+the sibling outputs, gemm.cu -> gemm.hip) or `sibling_outputs` (TranslateOptions: the files of one
+`convert --suffix`, each word naming one gets its output's name). The rules are data: rules.toml.
 """
 
 from __future__ import annotations
@@ -100,8 +101,11 @@ def translate_build_source(source: Source, settings: object | None = None) -> Tr
         line, col = source.line_col(start)
         reports.append(Report(kind, name, start, end, line, col, message))
 
+    siblings = frozenset(getattr(settings, "sibling_outputs", ()) or ())
     ft = FlagTranslator(source.text, _archs(settings), rep, roc=bool(getattr(settings, "roc", False)),
-                        sibling=getattr(settings, "output_mode", "") == "sibling")
+                        sibling=bool(siblings) or getattr(settings, "output_mode", "") == "sibling",
+                        sibling_files=siblings,
+                        base_dir=os.path.dirname(os.path.abspath(source.path)) if source.path is not None else "")
     if source.language == Language.CMAKE:
         translate_cmake(source.text, ft)
         if ft.sibling and source.path is not None and source.path.name == "CMakeLists.txt":

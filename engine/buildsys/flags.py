@@ -8,6 +8,7 @@ collects edits and reports on the translator.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from .rules import FlagRule, Rules, rules
 
 _VAR_REF = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]")
 _CU = re.compile(r"\.cu(?![A-Za-z0-9_])")
+_PATHLIKE = re.compile(r"[A-Za-z0-9_./+-]+\.[A-Za-z0-9]+")
 _SM = re.compile(r"^(?:sm_|compute_|lto_|cc)?(\d{2,3}[a-z]?)$")
 # nvcc warning kinds for -Werror=<kind> (nvcc docs, --Werror)
 _NVCC_WERROR = {"cross-execution-space-call", "reorder", "default-stream-launch", "missing-launch-bounds",
@@ -105,6 +107,10 @@ class FlagTranslator:
     make_syntax: bool = True  # $(addprefix ...) for a variable holding several archs
     sibling: bool = False     # outputs are siblings (gemm.cu -> gemm.hip): `.cu` names become `.hip`
     user_vars: frozenset[str] = frozenset()  # CUDA_PATH & co. the project uses for its own folders
+    # sibling outputs of one conversion (absolute paths, as TranslateOptions.sibling_outputs) and the
+    # build file's folder: a word naming one of those files gets that file's output name
+    sibling_files: frozenset[str] = frozenset()
+    base_dir: str = ""
     edits: list[Edit] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
     r: Rules = field(default_factory=rules)
@@ -137,9 +143,25 @@ class FlagTranslator:
             s = re.sub(rf"(\$[({{]|\b)({names})\b", lambda m: m.group(1) + r.hip_variable, s)
         s = r.cuda_prefix.sub(r.hip_prefix, s)
         if self.sibling:
-            s = _CU.sub(".hip", s)
+            s = self._sibling_names(s)
         return re.sub(rf"({re.escape(r.hip_prefix)}|\$[({{]{r.hip_variable}[)}}])/{r.cuda_libdir}\b",
                       rf"\1/{r.hip_libdir}", s)
+
+    def _sibling_names(self, s: str) -> str:
+        """Names of files of the conversion -> their sibling outputs (engine/outputs.sibling_name, the one
+        naming rule); `.cu` patterns (%.cu, *.cu, $(src:.cu=.o)) -> `.hip`, as every .cu gets a .hip."""
+        from ..outputs import sibling_name
+
+        if self.sibling_files and self.base_dir:
+            def one(m: re.Match[str]) -> str:
+                token = m.group()
+                full = os.path.normpath(os.path.join(self.base_dir, token))
+                if full in self.sibling_files:
+                    head, _, name = token.rpartition("/")
+                    return (head + "/" if head else "") + sibling_name(name)
+                return token
+            s = _PATHLIKE.sub(one, s)
+        return _CU.sub(".hip", s)
 
     def path_edit(self, w: Word) -> bool:
         new = self.rewrite_paths(w.text)

@@ -11,6 +11,7 @@ found (skipped otherwise, saying so).
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -111,3 +112,19 @@ def test_cmake_sibling_outputs_name_hip_sources(tmp_path: Path) -> None:
     out = apply_edits(text, tr.edits)
     assert "add_executable(sgemm sgemm.hip)" in out and "LANGUAGE HIP" not in out
     assert any(r.kind.value == "info" and "CMakeLists_hip.txt" in r.message for r in tr.reports)
+
+
+def test_makefile_ported_beside_the_sources_builds(tmp_path: Path) -> None:
+    """`hipport convert --suffix`: Makefile -> Makefile_hip naming the sibling outputs (saxpy.hip,
+    scale_hip.cuh: the same names the sources' includes now use), built with `make -f Makefile_hip`."""
+    need_hipcc()
+    proj = tmp_path / "saxpy"
+    shutil.copytree(PROJECTS / "make_saxpy", proj)
+    assert main(["convert", str(proj), "--suffix", "--arch", ARCH, "-q"]) == 0
+    mk = (proj / "Makefile_hip").read_text()
+    assert "%.o: %.hip scale_hip.cuh Makefile\n" in mk
+    assert '#include "scale_hip.cuh"' in (proj / "saxpy.hip").read_text()
+    r = subprocess.run(["make", "-C", str(proj), "-f", "Makefile_hip", "ROCM_PATH=/usr", "saxpy"], env=hip_env(),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    assert "-c saxpy.hip" in r.stdout and (proj / "saxpy").is_file()

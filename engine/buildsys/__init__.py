@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
-from ..edits import Edit
 from ..model import Report, ReportKind, Translation, TranslationMode
 from ..source import Language, Source
 
@@ -113,17 +112,11 @@ def translate_build_source(source: Source, settings: object | None = None) -> Tr
                 "build scripts in place or to an output folder to configure them")
     else:
         translate_makefile(source.text, ft)
-    edits = tuple(sorted(_dedupe(ft.edits), key=lambda e: (e.start, e.end)))
+    edits = tuple(sorted(ft.edits, key=lambda e: (e.start, e.end)))
     stats = dict(ft.stats)
     stats["lines"] = len(source.line_starts)
     return Translation(source=source, edits=edits, reports=tuple(sorted(reports, key=lambda r: (r.start, r.end))),
                        mode=TranslationMode.TOKENS, stats=stats)
-
-
-def _dedupe(edits: list[Edit]) -> list[Edit]:
-    from ..pipeline import dedupe
-
-    return dedupe(edits)
 
 
 __all__ = [

@@ -20,6 +20,8 @@ from hipport.engine.review import (
     Decision,
     FileStatus,
     GroupRefused,
+    OutputExists,
+    OutputShared,
     ReviewError,
     ReviewSession,
     StaleError,
@@ -288,14 +290,15 @@ def test_write_refuses_to_clobber_a_foreign_output(project: Path) -> None:
     (project / "src" / "gemm.hip").write_text("// someone's own HIP file\n")
     s = session(project)
     assert REL in [e.rel for e in s.files()]
-    with pytest.raises(ReviewError, match="already exists and was not written by hipport"):
+    with pytest.raises(OutputExists, match="already exists and was not written by hipport") as refused:
         s.write(REL)
+    assert refused.value.path == "src/gemm.hip"
     assert (project / "src" / "gemm.hip").read_text() == "// someone's own HIP file\n"
     s.write(REL, overwrite=True)
     assert "hipMalloc" in (project / "src" / "gemm.hip").read_text()
     # edited after hipport wrote it: refused again
     (project / "src" / "gemm.hip").write_text("// edited\n")
-    with pytest.raises(ReviewError, match="edited"):
+    with pytest.raises(OutputExists, match="edited"):
         s.write(REL)
 
 
@@ -303,7 +306,7 @@ def test_two_files_with_one_sibling_name_are_refused(tmp_path: Path) -> None:
     (tmp_path / "gemm_cuda.py").write_text("x = 1\n")
     (tmp_path / "gemm.py").write_text("y = 2\n")
     s = session(tmp_path)
-    with pytest.raises(ReviewError, match=r"gemm.py and gemm_cuda.py would both be written to gemm_hip.py"):
+    with pytest.raises(OutputShared, match=r"gemm.py and gemm_cuda.py would both be written to gemm_hip.py"):
         s.write("gemm.py")
     assert not (tmp_path / "gemm_hip.py").exists()
     s.set_config(s.config.replace(output_mode="folder"))

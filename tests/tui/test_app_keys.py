@@ -230,6 +230,26 @@ async def test_write_puts_result_beside_the_source(project: Path) -> None:
         assert "Wrote gemm.hip" in screen.last_message
 
 
+async def test_write_over_a_foreign_output_asks_first(project: Path) -> None:
+    # the engine raises OutputExists (a type, not a message the screen matches on); the app asks
+    (project / "gemm.hip").write_text("// someone's own HIP file\n")
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y", "w")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert (project / "gemm.hip").read_text() == "// someone's own HIP file\n"
+        await pilot.press("w")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert (project / "gemm.hip").read_text() == screen.session.result_text("gemm.cu")
+
+
 async def test_commit_dialog_commits_exactly_the_written_file(project: Path) -> None:
     (project / "notes.txt").write_text("other staged work\n")
     git(project, "add", "notes.txt")

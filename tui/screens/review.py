@@ -565,7 +565,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
         self._write(self.rel, overwrite=False)
 
     def _write(self, rel: str, overwrite: bool) -> None:
-        from hipport.engine.review import StaleError
+        from hipport.engine.review import OutputExists, StaleError
 
         try:
             path = self.session.write(rel, overwrite=overwrite)
@@ -574,16 +574,16 @@ class ReviewScreen(ReviewTools, Screen[None]):
                      "(decisions that still match are kept).", "error")
             self.repaint()
             return
+        except OutputExists as e:
+            from .confirm import ConfirmScreen
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self._write(rel, overwrite=True)
+
+            self.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it?", "Overwrite", "Keep it"), answer)
+            return
         except ReviewError as e:
-            if "not overwritten" in str(e) and not overwrite:
-                from .confirm import ConfirmScreen
-
-                def answer(yes: bool | None) -> None:
-                    if yes:
-                        self._write(rel, overwrite=True)
-
-                self.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it?", "Overwrite", "Keep it"), answer)
-                return
             self.say(str(e), "error")
             return
         except WriteError as e:  # read-only file, full disk, no permission: one line, the app goes on

@@ -1,0 +1,126 @@
+"""Files changed on disk since review: a file with saved decisions becomes STALE (its decisions kept,
+shown, never applied) until `resolve_stale`; a file written in place is reviewed from its kept
+original. Part of ReviewSession."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .review_persist import SessionCore
+from .review_state import Decision, FileState, original_copy_path, sha256_bytes, sha256_file
+from .review_types import Change, ReviewError, anchor
+from .source import Language, Source, SourceError, language_for, read_source
+
+
+class Staleness(SessionCore):
+    def _check_disk(self) -> None:
+        """Notice files changed on disk: a file with saved decisions becomes STALE; a loaded file without
+        decisions is simply translated again when next loaded. Reads only those files."""
+        stale: set[str] = set()
+        changed: set[str] = set()
+        with self._lock:
+            entries = {rel: (fs.sha256, fs.written) for rel, fs in self._state.files.items()
+                       if fs.decisions and fs.sha256}
+            outdated = {rel: (fs.sha256, fs.written) for rel, fs in self._state.files.items()
+                        if not fs.decisions and fs.sha256 and fs.written}
+            loaded = dict(self._loaded)
+        for group, out in ((entries, stale), (outdated, changed)):
+            for rel, (sha, written) in group.items():
+                disk = sha256_file(self.root / rel)
+                if disk is None or disk == sha:
+                    continue
+                if written is not None and written.path == rel and disk == written.sha256:
+                    continue  # written in place by hipport
+                out.add(rel)
+        with self._lock:
+            self._disk_stale = stale
+            for rel in changed:  # written before, nothing decided: its output is simply out of date now
+                fs = self._state.files.get(rel)
+                if fs is not None and not fs.decisions:
+                    fs.sha256 = None
+            for rel, fr in loaded.items():
+                if rel in stale:
+                    if not fr.stale:
+                        fr.stale = True
+                        self._results.pop(rel, None)
+                elif rel not in entries and self._loaded.get(rel) is fr:
+                    disk = sha256_file(self.root / rel)
+                    fs = self._state.files.get(rel)
+                    w = fs.written if fs else None
+                    if disk != fr.sha256 and not (w is not None and w.path == rel and disk == w.sha256):
+                        self._loaded.pop(rel, None)
+                        self._results.pop(rel, None)
+
+    def _read_original(self, rel: str) -> tuple[Source, bool]:
+        """The original source and whether it is stale against the saved decisions."""
+        path = self._path(rel)
+        lang = language_for(rel) or Language.CPP
+        try:
+            src = read_source(path, lang)
+        except SourceError as e:
+            raise ReviewError(str(e)) from None
+        disk_sha = sha256_bytes(src.raw or b"")
+        with self._lock:
+            fs = self._state.files.get(rel)
+            recorded = fs.sha256 if fs else None
+            written = fs.written if fs else None
+            decided = bool(fs and fs.decisions)
+        if recorded is None or disk_sha == recorded:
+            return src, False
+        if written is not None and written.path == rel and disk_sha == written.sha256:
+            # written in place: review the kept original
+            copy = original_copy_path(self.root, rel)
+            try:
+                orig = read_source(copy, lang)
+            except SourceError:
+                return src, decided
+            if sha256_bytes(orig.raw or b"") == recorded:
+                return dataclasses.replace(orig, path=path), False
+        return src, decided  # without decisions there is nothing to keep: simply the new text
+
+    def stale_decisions(self, rel: str) -> dict[str, Decision]:
+        """Saved decisions of a STALE file (shown as stale, never applied); {} when not stale."""
+        fr = self.load(rel)
+        if not fr.stale:
+            return {}
+        with self._lock:
+            fs = self._state.files.get(rel)
+            return {fid: r.decision for fid, r in fs.decisions.items()} if fs else {}
+
+    def resolve_stale(self, rel: str, keep: bool = True) -> Change:
+        """Accept the file's new bytes as the reviewed ones. keep=True re-applies saved decisions to the
+        findings that still exist under the same id and rule; keep=False drops them. Clears undo."""
+        with self._lock:
+            self._loaded.pop(rel, None)
+            self._disk_stale.discard(rel)
+            fs = self._state.files.get(rel)
+            old = dict(fs.decisions) if fs else {}
+            if fs is not None:
+                fs.sha256 = None
+                fs.decisions.clear()
+        fr = self.load(rel)
+        with self._lock:
+            fs = self._state.files.setdefault(rel, FileState())
+            fs.sha256 = fr.sha256
+            self._touched.add(rel)
+            kept: list[str] = []
+            if keep:
+                # a decision carries over only to a finding with the same id, rule and source line, and
+                # only when its whole fix group carries over alike (never a half-decided group)
+                for members in fr.groups.values():
+                    recs = []
+                    for fid in members:
+                        f = fr.by_id[fid]
+                        rec = old.get(fid)
+                        if rec is None or rec.rule != f.rule or (rec.anchor and rec.anchor != anchor(fr, f)):
+                            break
+                        recs.append(rec)
+                    else:
+                        if len({(r.decision, r.style) for r in recs}) == 1:
+                            for fid, rec in zip(members, recs, strict=True):
+                                fs.decisions[fid] = rec
+                                kept.append(fid)
+            self._undo.clear()
+            self._redo.clear()
+            self._autosave()
+        return Change(rel, tuple(kept), f"{rel}: kept {len(kept)} of {len(old)} decisions on the new text")

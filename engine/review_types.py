@@ -1,0 +1,129 @@
+"""The review session's data: errors, file statuses and entries, one loaded file, one undo step.
+
+Split out of review.py with the rest of the session (review.py is the entry point, see its docstring).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from .model import Analysis, Finding, FixGroup, Translation
+from .review_state import DecisionRecord
+from .source import Language, Source, language_for
+
+TranslateFn = Callable[[Source, Any], Translation]
+AnalyzeFn = Callable[[Source, Translation, Any], Analysis]
+
+
+class ReviewError(Exception):
+    """Something the session will not do; the message is one line a person can act on."""
+
+
+class GroupRefused(ReviewError):
+    """Deciding would split a fix group, or the group's fix conflicts with another accepted fix."""
+
+
+class StaleError(ReviewError):
+    """The file changed on disk since its decisions were made; they are not applied."""
+
+
+class OutputExists(ReviewError):
+    """The output file exists and hipport did not write it (or it was edited since): `write` replaces it
+    only with overwrite=True. The app asks; the command line says so."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path  # root-relative output path
+
+
+class OutputShared(ReviewError):
+    """Two sources would be written to one output path (sibling mode with `a.cu` and `a.cpp`)."""
+
+
+class FileStatus(StrEnum):
+    UNTRANSLATED = "untranslated"  # not loaded yet, no saved decisions
+    TRANSLATED = "translated"      # loaded; nothing to decide
+    HAS_FINDINGS = "has-findings"  # findings still pending
+    REVIEWED = "reviewed"          # every finding decided, result not written
+    WRITTEN = "written"            # the current result is on disk
+    COMMITTED = "committed"        # ... and committed by hipport
+    STALE = "stale"                # changed on disk since review: decisions kept, not applied
+    ERROR = "error"                # could not be read/translated/analyzed (FileEntry.error says why)
+
+
+@dataclass
+class FileEntry:
+    rel: str
+    language: Language
+    status: FileStatus
+    findings: int   # total findings (last known)
+    decided: int    # accepted + rejected
+    error: str | None = None
+    output: str = ""  # root-relative output path under the current config
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one key press did: the app repaints these findings of this file and shows the message."""
+
+    path: str
+    finding_ids: tuple[str, ...]
+    message: str
+
+
+@dataclass
+class FileReview:
+    """One loaded file. `findings` are sorted by position; groups map group id -> member finding ids."""
+
+    rel: str
+    source: Source
+    translation: Translation
+    analysis: Analysis
+    stale: bool = False
+    sha256: str = ""  # of source.raw (the original bytes)
+    findings: tuple[Finding, ...] = ()
+    by_id: dict[str, Finding] = field(default_factory=dict)
+    index: dict[str, int] = field(default_factory=dict)  # finding id -> position in `findings`
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    fix_groups: dict[str, FixGroup] = field(default_factory=dict)
+
+    def group_of(self, finding_id: str) -> tuple[str, ...]:
+        return self.groups[self.by_id[finding_id].group]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One undo step: the decision records of one file before and after."""
+
+    rel: str
+    changes: tuple[tuple[str, DecisionRecord | None, DecisionRecord | None], ...]  # fid, before, after
+    message: str
+
+
+def stamp(path: Path) -> tuple[int, int, int] | None:
+    """Identity of a file's current version (a rename-into-place changes the inode)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+@functools.lru_cache(maxsize=65536)
+def language_of(rel: str) -> Language:
+    return language_for(rel) or Language.CPP
+
+
+def anchor(fr: FileReview, f: Finding) -> str:
+    """Short hash of the stripped source line(s) of a finding."""
+    starts = fr.source.line_starts
+    a = starts[f.line - 1] if 0 < f.line <= len(starts) else f.start
+    end = fr.source.text.find("\n", max(f.end, a))
+    line = fr.source.text[a : end if end >= 0 else len(fr.source.text)]
+    return hashlib.sha256(line.strip().encode("utf-8", "surrogatepass")).hexdigest()[:12]

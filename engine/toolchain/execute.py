@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from .baseline import VERDICT, Baseline, Comparison, Value, compare, run_values
 from .baseline import load as load_baseline
+from .buildscript import ignore_proposal, untracked
 from .detect import Detection
 from .diagnostics import Diagnostic, explain_error, parse_diagnostics
 from .monitor import sample
@@ -82,6 +83,7 @@ class RunReport:
     comparison: Comparison | None = None  # with the recorded CUDA baseline, when there is one
     baseline_saved: str | None = None  # where this run (a CUDA baseline) was recorded
     baseline_notes: list[str] = field(default_factory=list)
+    ignore_proposal: list[str] = field(default_factory=list)  # .gitignore lines for what the build left behind
 
     def verdict_lines(self) -> list[str]:
         """What the run means, as the CLI prints it and the run pane shows it (diagnostics apart)."""
@@ -91,6 +93,9 @@ class RunReport:
         if self.baseline_saved:
             out.append(f"recorded the CUDA baseline: {self.baseline_saved}")
         out += self.baseline_notes
+        if self.ignore_proposal:
+            out.append("the build left files git does not ignore; proposed .gitignore lines: "
+                       + " ".join(self.ignore_proposal))
         if self.explanation:
             out.append(f"hint: {self.explanation}")
         return out
@@ -126,6 +131,7 @@ class RunReport:
             "baseline": None if self.comparison is None else self.comparison.to_dict(),
             "baseline_recorded": self.baseline_saved,
             "baseline_notes": list(self.baseline_notes),
+            "gitignore_proposal": list(self.ignore_proposal),
             "peak_usage": None if self.peak_usage is None else {
                 "busy_percent": self.peak_usage.busy_percent, "mem_used_mib": self.peak_usage.mem_used_mib,
             },
@@ -251,14 +257,16 @@ async def stream_plan(plan: RunPlan, detection: Detection, monitor: bool = True)
         yield PlanDone(RunReport(plan, [], [], [], None, "not ready",
                                  explanation=plan.notes[0] if plan.notes else None))
         return
-    vendor = plan.vendor
     peak: Usage | None = None
     outcomes: list[StepOutcome] = []
+    where = plan.steps[0].cwd
+    watch_git = plan.kind != "custom"
+    before = await asyncio.to_thread(untracked, where) if watch_git else None
     for index, step in enumerate(plan.steps):
         outcome = StepOutcome(step, None)
         outcomes.append(outcome)
         yield StepStarted(step, index)
-        watcher = _UsageWatcher(vendor, 0) if step.role == "run" and monitor else None  # the one visible device
+        watcher = _UsageWatcher(plan.vendor, 0) if step.role == "run" and monitor else None  # the one visible device
         if watcher is not None:
             watcher.start()
         try:
@@ -272,7 +280,10 @@ async def stream_plan(plan: RunPlan, detection: Detection, monitor: bool = True)
         yield StepEnded(step, outcome)
         if outcome.exited is None or not outcome.exited.ok:
             break
-    yield PlanDone(_finish(plan, detection, outcomes, peak))
+    report = _finish(plan, detection, outcomes, peak)
+    if watch_git:
+        report.ignore_proposal = ignore_proposal(before, await asyncio.to_thread(untracked, where))
+    yield PlanDone(report)
 
 
 def run_events(

@@ -43,7 +43,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..config import Config, ConfigError, load_config
 from .baseline import baseline_path
+from .buildscript import HIP_ARCH_VARS, Script, build_file, declares, find_script, has_target, make_vars
 from .detect import Detection, Gpu
 from .devices import device_env
 from .gfx import normalize_gfx
@@ -68,6 +70,7 @@ class Step:
     env: dict[str, str] | None = None
     role: str = "build"  # "build" | "run"
     timeout: float | None = None
+    from_config: bool = False  # argv comes (partly) from [tool.hipport.run]: runs only once trusted (trust.py)
 
     @property
     def label(self) -> str:  # the app's name for the title
@@ -87,6 +90,7 @@ class RunPlan:
     platform: str = "amd"  # where the built program runs: "amd" | "nvidia" (the baseline and --platform nvidia)
     baseline_file: Path | None = None  # .hipport/baseline/<name>.json: recorded (baseline) or compared with
     config: Mapping[str, Any] = field(default_factory=dict)  # [tool.hipport.run]: outputs, tolerances
+    project: Path | None = None  # the project root (.hipport/ lives there)
 
     @property
     def vendor(self) -> str:
@@ -254,7 +258,9 @@ def plan(
     baseline: bool = False,
     env: Mapping[str, str] | None = None,
     platform: str = "amd",
+    settings: Config | None = None,
 ) -> RunPlan:
+    """`settings` (the project's Config: output mode and folder) is read from the project when not given."""
     cfg: Mapping[str, Any] = config or {}
     check_run_config(cfg)
     root = Path(project_root).resolve()
@@ -272,14 +278,35 @@ def plan(
         detection = detect(torch=False)
     base_env = dict(os.environ if env is None else env)
     kind = _project_kind(target)
+    home = root if root.is_dir() else root.parent
+    if settings is None:
+        try:
+            settings = load_config(home)
+        except ConfigError as e:
+            raise PlanError(str(e)) from None
+    if "arch" not in cfg and settings.origin is not None:  # [tool.hipport] archs, when the project sets them
+        cfg = {**cfg, "arch": list(settings.archs)}
+    if kind in ("make", "cmake"):
+        script = find_script(kind, target, home, settings.output_mode, settings.output_folder, baseline)
+    else:
+        script = None
     if platform not in PLATFORMS:
         raise PlanError(f"unknown platform {platform!r} (expected one of {', '.join(PLATFORMS)})")
     if baseline:
         made = _plan_cuda(kind, target, cfg, device, detection, base_env)
     else:
-        made = _plan_hip(kind, target, cfg, arch, device, detection, base_env, platform)
-    home = root if root.is_dir() else root.parent
-    return dataclasses.replace(made, baseline_file=baseline_path(home, program_name(home, target)), config=dict(cfg))
+        made = _plan_hip(kind, target, cfg, arch, device, detection, base_env, platform, script)
+    return dataclasses.replace(made, baseline_file=baseline_path(home, program_name(home, target)), config=dict(cfg),
+                               project=home)
+
+
+def cmake_switches(text: str, lang: str, no_blas: bool) -> list[str]:
+    """-D switches for a dual CUDA/HIP CMakeLists.txt: a cache variable whose value is "CUDA" or "HIP"
+    (`set(X "CUDA" CACHE STRING ...)`) is set to `lang`; an option(..._NO_BLAS ...) to ON when no_blas."""
+    out = [f"-D{m.group(1)}={lang}" for m in re.finditer(r'set\(\s*(\w+)\s+"?(?:CUDA|HIP)"?\s+CACHE\s+STRING', text)]
+    if no_blas:
+        out += [f"-D{m.group(1)}=ON" for m in re.finditer(r"option\(\s*(\w*NO_BLAS\w*)", text)]
+    return out
 
 
 def program_name(home: Path, target: Path) -> str:
@@ -325,6 +352,7 @@ def _plan_hip(
     det: Detection,
     base_env: dict[str, str],
     platform: str = "amd",
+    script: Script | None = None,
 ) -> RunPlan:
     nvidia = platform == "nvidia"
     vendor_name = "NVIDIA" if nvidia else "AMD"
@@ -338,10 +366,14 @@ def _plan_hip(
         archs = target_arch.split()
     workdir = target if target.is_dir() else target.parent
 
-    missing = _missing_ports(kind, target)
+    if script is not None and script.path is None:
+        return RunPlan(kind, [], False, target_arch, [f"convert first: {script.why}"], device=gpu)
+    missing = _missing_ports(kind, script.cwd if script is not None else target)
     if missing:
         notes = [f"convert first: {port.name} not found (run `hipport convert {orig.name}`)" for orig, port in missing]
         return RunPlan(kind, [], False, target_arch, notes, device=gpu)
+    if script is not None:
+        notes.append(f"build script: {script.why}")
 
     env = {**base_env, "HIP_PLATFORM": platform}
     if nvidia:
@@ -385,44 +417,60 @@ def _plan_hip(
         argv = ["hipcc", *(f"--offload-arch={a}" for a in archs), "-O3", *extra, src.name, "-o", str(out.relative_to(workdir)), *libs]
         # hipcc does not create the output folder
         steps.append(Step("mkdir build", ["mkdir", "-p", str(out.parent.relative_to(workdir))], workdir, env, "build", 30))
-        steps.append(Step(f"hipcc {src.name}", argv, workdir, env, "build", build_timeout))
+        steps.append(Step(f"hipcc {src.name}", argv, workdir, env, "build", build_timeout,
+                          from_config=bool(cfg.get("libs") or cfg.get("defines"))))
         run_argv = _as_list(cfg.get("run") or cfg.get("command")) or [f"./{out.relative_to(workdir)}", *args]
         if launch:
-            steps.append(Step(f"run {out.name}", run_argv, workdir, run_env, "run", run_timeout))
+            steps.append(Step(f"run {out.name}", run_argv, workdir, run_env, "run", run_timeout,
+                              from_config=bool(cfg.get("run") or cfg.get("command"))))
     elif kind == "make":
-        mvars = ["HIP=1"] if nvidia else ["HIP=1", f"OFFLOAD_ARCH={target_arch}"]
-        if extra:
-            mvars.append("EXTRA_FLAGS=" + " ".join(extra))
-        if no_blas:
-            mvars.append("NO_BLAS=1")
+        assert script is not None and script.path is not None
+        text = script.path.read_text(encoding="utf-8", errors="replace")
+        mvars = make_vars(text, hip=True, arch=None if nvidia else target_arch, no_blas=no_blas, extra=extra, args=args)
+        if extra and not declares(text, "EXTRA_FLAGS"):
+            env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([env.get("HIPCC_COMPILE_FLAGS_APPEND", ""), *extra]).strip()
+        if not nvidia and not any(v.split("=")[0] in HIP_ARCH_VARS for v in mvars):
+            notes.append(f"the Makefile declares no arch variable ({', '.join(HIP_ARCH_VARS)}): it builds for the "
+                         "offload arch it names itself")
         mvars += _as_list(cfg.get("make_args"))
-        steps.append(Step("make", ["make", *mvars], workdir, env, "build", build_timeout))
+        mk = ["make", *script.make_file_args]
+        steps.append(Step("make", [*mk, "-B", *mvars], script.cwd, env, "build", build_timeout,
+                          from_config=bool(cfg.get("make_args"))))
         if launch:
-            run_argv = _as_list(cfg.get("run") or cfg.get("command")) or ["make", "--no-print-directory", "run", *mvars,
-                                                   *([f"ARGS={' '.join(args)}"] if args else [])]
-            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout))
+            configured = _as_list(cfg.get("run") or cfg.get("command"))
+            if configured:
+                steps.append(Step("run", configured, script.cwd, run_env, "run", run_timeout, from_config=True))
+            elif has_target(text, "run"):
+                steps.append(Step("run", [*mk, "--no-print-directory", "run", *mvars], script.cwd, run_env, "run",
+                                  run_timeout, from_config=bool(cfg.get("make_args"))))
+            else:
+                notes.append("the Makefile has no `run` target: set [tool.hipport.run] run = [...] to launch it")
+                launch = False
     elif kind == "cmake":
-        bdir = workdir / "build" / "hipport-hip"
-        flags = " ".join(extra)
-        configure = ["cmake", "-S", ".", "-B", str(bdir.relative_to(workdir)), "-DCMAKE_BUILD_TYPE=Release",
-                     f"-DCMAKE_HIP_ARCHITECTURES={';'.join(archs)}", "-DGEMM_LANG=HIP"]
-        if flags:
-            configure.append(f"-DCMAKE_HIP_FLAGS={flags}")
-        if no_blas:
-            configure.append("-DGEMM_NO_BLAS=ON")
+        assert script is not None and script.path is not None
+        text = script.path.read_text(encoding="utf-8", errors="replace")
+        bdir = "build/hipport-hip"
+        if nvidia:
+            notes.append("CMake's HIP language on NVIDIA needs CMake >= 3.28 with a HIP install "
+                         "(CMAKE_HIP_PLATFORM=nvidia); hipport's NVIDIA-platform hipcc does not cover CMake")
+        configure = ["cmake", "-S", ".", "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
+                     f"-DCMAKE_HIP_ARCHITECTURES={';'.join(archs)}", *cmake_switches(text, "HIP", no_blas)]
+        if extra:
+            configure.append(f"-DCMAKE_HIP_FLAGS={' '.join(extra)}")
         configure += _as_list(cfg.get("cmake_args"))
-        steps.append(Step("cmake configure", configure, workdir, env, "build", build_timeout))
-        steps.append(Step("cmake build", ["cmake", "--build", str(bdir.relative_to(workdir)), "-j"], workdir, env, "build", build_timeout))
+        steps.append(Step("cmake configure", configure, script.cwd, env, "build", build_timeout,
+                          from_config=bool(cfg.get("cmake_args"))))
+        steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], script.cwd, env, "build", build_timeout))
         run_argv = _as_list(cfg.get("run") or cfg.get("command"))
         if not run_argv:
             notes.append("set [tool.hipport.run] run = [...] to say how to launch a CMake project")
             launch = False
         elif launch:
-            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout))
+            steps.append(Step("run", run_argv, script.cwd, run_env, "run", run_timeout, from_config=True))
     else:  # python
-        script = target if target.is_file() else _single_python(target, baseline=False)
-        if not re.search(r"hip", script.stem, re.IGNORECASE) and ported_name(script).exists():
-            script = ported_name(script)
+        py = target if target.is_file() else _single_python(target, baseline=False)
+        if not re.search(r"hip", py.stem, re.IGNORECASE) and ported_name(py).exists():
+            py = ported_name(py)
         python = str(cfg.get("python") or sys.executable)
         torch = det.torch
         if torch is not None and torch.found and not torch.hip:
@@ -430,14 +478,14 @@ def _plan_hip(
             launch = False
         run_env = {**run_env, "PYTORCH_ROCM_ARCH": ";".join(archs)}
         if launch:
-            steps.append(Step(f"python {script.name}", [python, script.name, *args], script.parent, run_env, "run",
-                              build_timeout + run_timeout))
+            steps.append(Step(f"python {py.name}", [python, py.name, *args], py.parent, run_env, "run",
+                              build_timeout + run_timeout, from_config=bool(cfg.get("python"))))
         elif gpu is not None:
-            notes.append("nothing was built: a PyTorch extension is compiled by PyTorch itself when the script runs")
+            notes.append("nothing was built: a PyTorch extension is compiled by PyTorch itself when the py runs")
     if gpu is None:
         notes.insert(0, f"No {vendor_name} GPU found: built for {target_arch}, nothing was launched." if steps else
                      f"No {vendor_name} GPU found: nothing was launched (PyTorch compiles the extension when the "
-                     "script runs, so nothing was built either).")
+                     "py runs, so nothing was built either).")
     return RunPlan(kind, steps, launch and any(s.role == "run" for s in steps), target_arch, notes, device=gpu,
                    label="HIP port (NVIDIA platform)" if nvidia else "HIP port", platform=platform)
 
@@ -507,29 +555,42 @@ def _plan_cuda(
         if launch:
             steps.append(Step(f"run {out.name}", [f"./{out.relative_to(workdir)}", *args], workdir, run_env, "run", run_timeout))
     elif kind == "make":
-        mvars = ["HIP=0", f"CUDA_ARCH={sm}", "BUILD=build/cuda", *_as_list(cfg.get("make_args"))]
-        steps.append(Step("make (CUDA)", ["make", *mvars], workdir, base_env, "build", build_timeout))
-        if launch:
-            steps.append(Step("run", ["make", "--no-print-directory", "run", *mvars,
-                                      *([f"ARGS={' '.join(args)}"] if args else [])], workdir, run_env, "run", run_timeout))
+        mfile = build_file("make", workdir)
+        text = mfile.read_text(encoding="utf-8", errors="replace")
+        mvars = [*make_vars(text, hip=False, arch=sm, no_blas=bool(cfg.get("no_blas")), extra=[], args=args),
+                 *_as_list(cfg.get("make_args"))]
+        steps.append(Step("make (CUDA)", ["make", "-B", *mvars], workdir, base_env, "build", build_timeout,
+                          from_config=bool(cfg.get("make_args"))))
+        configured = _as_list(cfg.get("run") or cfg.get("command"))
+        if launch and configured:
+            steps.append(Step("run", configured, workdir, run_env, "run", run_timeout, from_config=True))
+        elif launch and has_target(text, "run"):
+            steps.append(Step("run", ["make", "--no-print-directory", "run", *mvars], workdir, run_env, "run",
+                              run_timeout, from_config=bool(cfg.get("make_args"))))
+        elif launch:
+            launch = False
+            notes.append("the Makefile has no `run` target: set [tool.hipport.run] run = [...] to launch it")
     elif kind == "cmake":
         bdir = "build/hipport-cuda"
+        text = (workdir / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
         steps.append(Step("cmake configure", ["cmake", "-S", ".", "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
-                                              f"-DCMAKE_CUDA_ARCHITECTURES={sm.removeprefix('sm_')}", "-DGEMM_LANG=CUDA",
-                                              *_as_list(cfg.get("cmake_args"))], workdir, base_env, "build", build_timeout))
+                                              f"-DCMAKE_CUDA_ARCHITECTURES={sm.removeprefix('sm_')}",
+                                              *cmake_switches(text, "CUDA", False),
+                                              *_as_list(cfg.get("cmake_args"))], workdir, base_env, "build", build_timeout,
+                          from_config=bool(cfg.get("cmake_args"))))
         steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], workdir, base_env, "build", build_timeout))
         run_argv = _as_list(cfg.get("run") or cfg.get("command"))
         if not run_argv:
             launch = False
             notes.append("set [tool.hipport.run] run = [...] to say how to launch a CMake project")
         elif launch:
-            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout))
+            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout, from_config=True))
     else:
         script = target if target.is_file() else _single_python(target, baseline=True)
         python = str(cfg.get("python") or sys.executable)
         if launch:
             steps.append(Step(f"python {script.name}", [python, script.name, *args], script.parent, run_env, "run",
-                              build_timeout + run_timeout))
+                              build_timeout + run_timeout, from_config=bool(cfg.get("python"))))
     if gpu is None:
         notes.insert(0, f"No NVIDIA GPU found: CUDA baseline built for {sm}, nothing was launched." if steps else
                      "No NVIDIA GPU found: the CUDA baseline was not launched (PyTorch compiles the extension "

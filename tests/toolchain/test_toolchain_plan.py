@@ -44,7 +44,7 @@ def test_makefile_wins_and_names_the_detected_arch(tmp_path: Path) -> None:
     rp = plan(sample_copy(tmp_path, ported=True), detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={"PATH": "/x"})
     assert rp.kind == "make" and rp.arch == "gfx942" and rp.launch and rp.label == "HIP port"
     build, run = rp.steps
-    assert build.argv[:3] == ["make", "HIP=1", "OFFLOAD_ARCH=gfx942"]
+    assert build.argv[:4] == ["make", "-B", "HIP=1", "OFFLOAD_ARCH=gfx942"]  # variables the Makefile declares
     assert build.env["HIP_PLATFORM"] == "amd"
     assert "EXTRA_FLAGS" not in " ".join(build.argv)  # ROCm 7 has the *_sync builtins
     assert run.role == "run" and run.env["HIP_VISIBLE_DEVICES"] == "0"
@@ -114,7 +114,7 @@ def test_single_cu_file_needs_its_port(tmp_path: Path) -> None:
 def test_cmake_needs_a_run_command(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     root.mkdir()
-    (root / "CMakeLists.txt").write_text("project(x)\n")
+    (root / "CMakeLists.txt").write_text("project(x LANGUAGES CXX HIP)\n")
     det = Detection(amd_gpus=(MI300X,), rocm=ROCM7)
     rp = plan(root, detection=det, env={})
     assert rp.kind == "cmake" and not rp.launch and "-DCMAKE_HIP_ARCHITECTURES=gfx942" in rp.steps[0].argv
@@ -140,7 +140,7 @@ def test_cuda_baseline(tmp_path: Path) -> None:
     det = Detection(nvidia_gpus=(H200,), cuda=CudaInstall("/usr/local/cuda/bin/nvcc", "13.0.88"))
     rp = plan(root, detection=det, baseline=True, env={"PATH": "/x"})
     assert rp.label == "CUDA baseline" and rp.baseline and rp.launch and rp.arch == "sm_90"
-    assert rp.steps[0].argv[:3] == ["make", "HIP=0", "CUDA_ARCH=sm_90"]
+    assert rp.steps[0].argv[:5] == ["make", "-B", "HIP=0", "CUDA_ARCH=sm_90", "BUILD=build/cuda"]
     assert rp.steps[1].env["CUDA_VISIBLE_DEVICES"] == "0"
     rp_py = plan(root / "matmul_cuda.py", {"python": "python3"}, detection=det, baseline=True, env={})
     assert rp_py.steps[0].argv == ["python3", "matmul_cuda.py"]

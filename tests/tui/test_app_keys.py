@@ -561,6 +561,9 @@ async def test_build_before_writing_says_convert_first(project: Path) -> None:
         screen = await ready(pilot)
         screen.run_pane.detection = Detection()  # a machine with no GPU and no tools, without probing this one
         await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)  # "write and build" offered (tests/tui/test_run_flow.py)
+        await pilot.press("n")  # build as it is
         await wait_run(pilot, screen.run_pane)
         assert "Cannot build yet" in screen.last_message and "gemm.hip" in screen.last_message
         assert screen.run_pane.has_class("-visible")
@@ -611,6 +614,9 @@ async def test_build_key_compiles_the_written_hip_file_with_hipcc(project: Path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await pilot.press("A", "w", "b")
+        await pilot.pause()
+        if isinstance(app.screen, ConfirmScreen):  # util.cuh and model.py are not written yet: write them too
+            await pilot.press("y")
         await wait_run(pilot, screen.run_pane)
         out = "\n".join(screen.run_pane.output)
         assert "--offload-arch=gfx90a" in out

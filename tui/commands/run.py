@@ -5,7 +5,11 @@ the ported project and launch it on the local GPU, headless (the run pane's engi
 is compared with that record when there is one ("matches the CUDA baseline" or the first mismatches).
 --platform nvidia builds the HIP port with HIP's NVIDIA platform (nvcc) and runs it on the NVIDIA GPU.
 
-Exit status: 0 passed (or built, not launched), 1 build/run failure or a failed check, 2 usage error.
+Commands from the project's own [tool.hipport.run] are shown as exact argv and run only once trusted
+(asked on a terminal, remembered in .hipport/trust.json; --trust for headless runs).
+
+Exit status: 0 passed (or built, not launched), 1 build/run failure, a failed check or a difference
+from the CUDA baseline, 2 usage error or commands not trusted.
 """
 
 from __future__ import annotations
@@ -14,6 +18,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from hipport.engine.config import Config
+    from hipport.engine.toolchain.plan import RunPlan
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,6 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--platform", choices=("amd", "nvidia"), default="amd",
                    help="nvidia: build the HIP port with HIP's NVIDIA platform (nvcc + HIP headers) and run it on "
                    "the NVIDIA GPU (32-lane warps; proves the port runs and matches, not wave64 correctness)")
+    p.add_argument("--trust", action="store_true",
+                   help="run the build/run commands from the project's [tool.hipport.run] without asking "
+                   "(remembered in .hipport/trust.json); needed when there is no terminal to ask on")
     p.add_argument("--json", action="store_true", help="print one JSON report on stdout (output goes to stderr)")
     p.add_argument("--list-devices", action="store_true", help="list the GPUs and exit")
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
@@ -38,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=handle)
 
 
-def _config(path: Path) -> dict[str, object]:
+def _config(path: Path) -> tuple[dict[str, object], Config]:
     from hipport.engine.config import ConfigError, load_config
     from hipport.tui.cli import CliError
 
@@ -47,10 +61,30 @@ def _config(path: Path) -> dict[str, object]:
         cfg = load_config(root)
     except ConfigError as e:
         raise CliError(str(e)) from None
-    run = dict(cfg.run)
-    if "arch" not in run and cfg.origin is not None:
-        run["arch"] = list(cfg.archs)
-    return run
+    return dict(cfg.run), cfg
+
+
+def _trusted(rp: RunPlan, args: argparse.Namespace, out: TextIO) -> bool:
+    """Commands from the project's config run only once trusted: asked on a terminal, else --trust."""
+    from hipport.engine.toolchain.trust import describe, remember, untrusted
+
+    steps = untrusted(rp)
+    if not steps:
+        return True
+    print("These commands come from the project's [tool.hipport.run] (exact argv):", file=out)
+    for line in describe(steps):
+        print(line, file=out)
+    if args.trust:
+        remember(rp)
+        print("trusted (--trust); remembered in .hipport/trust.json", file=out)
+        return True
+    if not args.json and sys.stdin.isatty():
+        answer = input("Run them now and trust them for this project? [y/N] ").strip().lower()
+        if answer in ("y", "yes"):
+            remember(rp)
+            return True
+    print("not run: confirm on a terminal, or pass --trust to run the project's own commands", file=out)
+    return False
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -66,12 +100,13 @@ def handle(args: argparse.Namespace) -> int:
     )
     from hipport.engine.toolchain.monitor import format_usage
     from hipport.engine.toolchain.plan import PlanError, plan
+    from hipport.engine.toolchain.trust import untrusted
     from hipport.tui.cli import CliError
 
     path = Path(args.path)
     if not path.exists():
         raise CliError(f"no such file or directory: {args.path}")
-    cfg = _config(path)
+    cfg, settings = _config(path)
     if args.args is not None:
         import shlex
 
@@ -95,7 +130,7 @@ def handle(args: argparse.Namespace) -> int:
 
     try:
         rp = plan(path, cfg, arch=args.arch, device=args.device, detection=detection, baseline=args.baseline,
-                  platform=args.platform)
+                  platform=args.platform, settings=settings)
     except PlanError as e:
         raise CliError(str(e)) from None
 
@@ -117,6 +152,11 @@ def handle(args: argparse.Namespace) -> int:
         else:
             print("status: not launched")
         return 0
+
+    if not _trusted(rp, args, out):
+        if args.json:
+            print(json.dumps({"status": "not trusted", "commands": [s.argv for s in untrusted(rp)]}))
+        return 2
 
     def on_event(event: RunEvent) -> None:
         if isinstance(event, StepStarted):

@@ -648,7 +648,46 @@ class ReviewScreen(ReviewTools, Screen[None]):
 
     # ---- run pane (the pane owns detection, device, doctor and the run; the screen binds keys) ----
     def action_build_run(self) -> None:
-        self.run_pane.build_and_run(Path(self.session.root), self.session.config.run)
+        """b: build and run the port; with files not written yet, offer "write and build" in one key."""
+        pending = self._not_written()
+        if not pending:
+            self.run_pane.build_and_run(Path(self.session.root), self.session.config)
+            return
+        from .confirm import ConfirmScreen
+
+        undecided = [e.rel for e in pending if e.status == FileStatus.HAS_FINDINGS]
+        names = ", ".join(e.rel for e in pending[:4]) + (" …" if len(pending) > 4 else "")
+        question = (f"{len(pending)} file(s) of the port are not written yet: {names}."
+                    + (f"\n{len(undecided)} have undecided findings: they are written without those fixes."
+                       if undecided else "") + "\nWrite them and build?")
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._write_for_build([e.rel for e in pending])
+            self.run_pane.build_and_run(Path(self.session.root), self.session.config)
+
+        self.app.push_screen(ConfirmScreen(question, "Write and build", "Build as it is"), answer)
+
+    def _not_written(self) -> list[Any]:
+        """Files whose current result is not on disk: never written, or decided since."""
+        unwritten = set(self.session.unwritten())
+        open_states = (FileStatus.UNTRANSLATED, FileStatus.TRANSLATED, FileStatus.HAS_FINDINGS, FileStatus.REVIEWED)
+        return [e for e in self.session.files()
+                if e.rel in unwritten or (e.status in open_states and e.output
+                                          and not (Path(self.session.root) / e.output).exists())]
+
+    def _write_for_build(self, rels: list[str]) -> None:
+        failed: list[str] = []
+        for rel in rels:
+            try:
+                self.session.write(rel)
+            except (ReviewError, WriteError, OSError) as e:
+                failed.append(f"{rel}: {e}")
+        self.repaint()
+        if failed:
+            self.say(f"Wrote {len(rels) - len(failed)} of {len(rels)}; not written: {failed[0]}", "warning")
+        else:
+            self.say(f"Wrote {len(rels)} file(s); building")
 
     def action_stop_run(self) -> None:
         if not self.run_pane.stop():

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import work
@@ -24,6 +23,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import RichLog, Static
 
+from hipport.engine.config import Config
 from hipport.engine.toolchain.detect import Detection
 from hipport.engine.toolchain.diagnostics import Diagnostic
 from hipport.engine.toolchain.execute import (
@@ -144,16 +144,17 @@ class RunPane(Vertical):
         return self.detection
 
     # ---- plan, build, run -------------------------------------------------------------------
-    def build_and_run(self, root: Path, run_config: Mapping[str, Any]) -> None:
+    def build_and_run(self, root: Path, settings: Config) -> None:
+        """Plan (in a thread: detection runs tools), then build and run the ported project."""
         self.show("▶ planning the build …")
-        self._plan_and_start(Path(root), dict(run_config))
+        self._plan_and_start(Path(root), settings)
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
-    def _plan_and_start(self, root: Path, run_config: dict[str, Any]) -> None:
+    def _plan_and_start(self, root: Path, settings: Config) -> None:
         from hipport.engine.toolchain.plan import PlanError, plan
 
         try:
-            p = plan(root, run_config, device=self.device, detection=self._detect())
+            p = plan(root, dict(settings.run), device=self.device, detection=self._detect(), settings=settings)
         except PlanError as e:
             self.app.call_from_thread(self._cannot_run, str(e))
             return
@@ -161,7 +162,33 @@ class RunPane(Vertical):
             self.app.call_from_thread(
                 self._cannot_run, "; ".join(p.notes) or "nothing to build yet: write the ported files first (w)")
             return
+        from hipport.engine.toolchain.trust import untrusted
+
+        if untrusted(p):
+            self.app.call_from_thread(self._ask_trust, p)
+            return
         self.app.call_from_thread(self.start, p)
+
+    def _ask_trust(self, plan: RunPlan) -> None:
+        """Commands from the project's config run only after the person saw them as argv and said yes."""
+        from hipport.engine.toolchain.trust import describe, remember, untrusted
+
+        from ..screens.confirm import ConfirmScreen
+
+        lines = describe(untrusted(plan))
+        question = ("These commands come from the project's [tool.hipport.run] (exact argv):\n" + "\n".join(lines)
+                    + "\nRun them, and trust them for this project (remembered in .hipport/trust.json)?")
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                remember(plan)
+                self.start(plan)
+            else:
+                self.set_status("✗ not run: the project's own commands were not trusted")
+                self.post_message(self.Notice("Not run: the project's commands were not trusted.", "warning"))
+
+        self.set_status("? waiting for you to trust the project's commands")
+        self.app.push_screen(ConfirmScreen(question, "Trust and run", "Don't run"), answer)
 
     def _cannot_run(self, why: str) -> None:
         self.set_status(f"✗ {why}")

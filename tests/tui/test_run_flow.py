@@ -1,0 +1,175 @@
+"""Pilot tests of the run side of the app (issue 12): `b` before `w` (write and build in one key), the trust
+prompt for commands from the project's [tool.hipport.run], the run pane showing a difference from the CUDA
+baseline, and a CMake-style HeCBench project (49175104c) whose port builds: through its Makefile, because
+Debian's CMake cannot configure the HIP language without a ROCm install."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from apptest import open_session
+
+from hipport.engine.config import Config
+from hipport.engine.review import ReviewSession
+from hipport.engine.toolchain.baseline import Baseline, Value
+from hipport.engine.toolchain.detect import Detection, Gpu, RocmInstall
+from hipport.engine.toolchain.plan import RunPlan, Step
+from hipport.tui.app import PortApp
+from hipport.tui.screens.confirm import ConfirmScreen
+from hipport.tui.screens.review import ReviewScreen
+from hipport.tui.widgets.run_pane import RunPane
+
+SIZE = (110, 32)
+MI300X = Gpu("amd", 0, "AMD Instinct MI300X", "gfx942", 304, 2100)
+
+
+async def ready(pilot) -> ReviewScreen:  # type: ignore[no-untyped-def]
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    return screen
+
+
+async def settle(pilot, until) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(400):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.05)
+        if until():
+            return
+    raise AssertionError("timed out")
+
+
+def pane_text(pane: RunPane) -> str:
+    return "\n".join(pane.output)
+
+
+async def test_b_before_w_offers_write_and_build(project: Path) -> None:
+    app = PortApp(open_session(project), None)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.run_pane.detection = Detection()  # no GPU, no tools: the build is planned, not probed
+        assert not (project / "gemm.hip").exists()
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        question = str(app.screen.query_one("#question").render())
+        assert "not written yet" in question and "gemm.cu" in question and "Write them and build?" in question
+        await pilot.press("y")
+        await settle(pilot, lambda: not screen.run_pane.running and "▶ planning" not in
+                     str(screen.run_pane.query_one("#run-status").render()))
+        assert (project / "gemm.hip").is_file()  # written by the one key, then planned for the build
+        assert "Cannot build yet" not in screen.last_message
+        assert any(line.startswith("$ hipcc") for line in screen.run_pane.output), pane_text(screen.run_pane)
+
+
+async def test_b_then_build_as_is_says_what_is_missing(project: Path) -> None:
+    app = PortApp(open_session(project), None)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.run_pane.detection = Detection()
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await settle(pilot, lambda: "Cannot build yet" in screen.last_message)
+        assert "gemm.hip" in screen.last_message and not (project / "gemm.hip").exists()
+
+
+async def test_commands_from_the_config_run_only_once_trusted(project: Path) -> None:
+    marker = project / "ran.txt"
+    code = f"open({str(marker)!r}, 'a').write('x')"
+    config = Config(run={"run": [sys.executable, "-c", code], "arch": "gfx942"})
+    # a machine with an AMD GPU (synthetic), so the plan launches the configured run command; hipcc is a
+    # stand-in that creates the program (the build is not what this test is about)
+    bindir = project.parent / "bin"
+    bindir.mkdir()
+    (bindir / "hipcc").write_text("#!/bin/sh\nexit 0\n")
+    (bindir / "hipcc").chmod(0o755)
+    (project / "gemm.hip").write_text("// ported\n")
+    old = os.environ["PATH"]
+    os.environ["PATH"] = f"{bindir}:{old}"
+    try:
+        app = PortApp(open_session(project, config), config)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await ready(pilot)
+            screen.run_pane.detection = Detection(amd_gpus=(MI300X,), rocm=RocmInstall(hip_version="7.0.0"))
+            screen.run_pane.monitor = False
+            screen.run_pane.build_and_run(project, config)
+            await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            question = str(app.screen.query_one("#question").render())
+            assert "[tool.hipport.run]" in question and f"{sys.executable} -c" in question and "ran.txt" in question
+            await pilot.press("n")
+            await settle(pilot, lambda: "not trusted" in str(screen.run_pane.query_one("#run-status").render()))
+            assert not marker.exists()
+            screen.run_pane.build_and_run(project, config)
+            await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await settle(pilot, lambda: marker.exists() and not screen.run_pane.running)
+            assert json.loads((project / ".hipport" / "trust.json").read_text())["trusted"]
+            # trusted once for this project: the next run asks nothing
+            screen.run_pane.build_and_run(project, config)
+            await settle(pilot, lambda: marker.read_text() == "xx" and not screen.run_pane.running)
+            assert not isinstance(app.screen, ConfirmScreen)
+    finally:
+        os.environ["PATH"] = old
+
+
+async def test_the_run_pane_shows_a_difference_from_the_cuda_baseline(project: Path) -> None:
+    base = project / ".hipport" / "baseline" / "adam.json"
+    Baseline("./main 10000 200 100", [Value("'<verdict>' verdict0", "PASS", None),
+                                      Value("'Checksum: # #'[0]", "0.123456", 0.123456),
+                                      Value("'Checksum: # #'[1]", "0.654321", 0.654321),
+                                      Value("exit status", "0", None)], "NVIDIA H200 (sm_90)").save(base)
+    code = "print('Average kernel execution time 0.1 (ms)'); print('PASS'); print('Checksum: 0.123456 0.7')"
+    plan = RunPlan("custom", [Step("run", [sys.executable, "-c", code], project, None, "run", 60)], True, "gfx942",
+                   baseline_file=base, label="HIP port")
+    app = PortApp(open_session(project), None)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.run_pane.monitor = False
+        screen.run_pane.add_class("-visible")
+        screen.run_pane.start(plan)
+        await settle(pilot, lambda: not screen.run_pane.running and screen.run_pane.report is not None)
+        out = pane_text(screen.run_pane)
+        assert "DIFFERS from the CUDA baseline (recorded on NVIDIA H200 (sm_90)): 1 of 4 values" in out
+        assert "'Checksum: # #'[1]: CUDA 0.654321, port 0.7" in out
+        assert "differs from the CUDA baseline" in str(screen.run_pane.query_one("#run-status").render())
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed")
+async def test_a_cmake_style_hecbench_project_whose_port_builds(tmp_path: Path) -> None:
+    """HeCBench adam-cuda has CMakeLists.txt and a Makefile; Debian's CMake cannot configure HIP without
+    ROCm, so the port is built with its ported Makefile (Makefile_hip, sibling mode) by Debian's hipcc."""
+    src = Path(os.environ.get("HIPPORT_HECBENCH", "/work/hecbench")) / "src" / "adam-cuda"
+    if not src.is_dir():
+        pytest.skip("HeCBench is not here (HIPPORT_HECBENCH)")
+    root = tmp_path / "adam"
+    shutil.copytree(src, root)
+    text = (root / "Makefile").read_text()
+    text = re.sub(r"^CC\s*=\s*nvcc", "CC = hipcc", text, flags=re.M)
+    text = re.sub(r"^ARCH\s*=\s*sm_\w+", "HIP_ARCH ?= gfx90a", text, flags=re.M)
+    text = text.replace("-arch=$(ARCH)", "--offload-arch=$(HIP_ARCH)").replace("-Xcompiler -Wall", "-Wall")
+    (root / "Makefile_hip").write_text(re.sub(r"\bmain\.cu\b", "main.hip", text))  # the ported build script
+    for cmd in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", *cmd], cwd=root, check=True)
+    config = Config(run={"arch": "gfx90a"})
+    app = PortApp(ReviewSession.open(root, config), config)  # the real translation, not the app tests' stand-in
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.run_pane.detection = Detection(rocm=RocmInstall(root="/usr", hip_version="5.2.21153-0"))
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")  # write main.hip (and the rest of the port), then build
+        await settle(pilot, lambda: screen.run_pane.report is not None and not screen.run_pane.running)
+        out = pane_text(screen.run_pane)
+        assert screen.run_pane.report.status == "built, not launched", out[-3000:]
+        assert "$ make -f Makefile_hip -B HIP_ARCH=gfx90a" in out and "--offload-arch=gfx90a" in out
+        assert "build script: the ported Makefile_hip" in out
+        assert (root / "main").is_file()

@@ -22,7 +22,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from hipport.engine.fsutil import WriteError
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.project_analysis import FileView, ProjectView, project_view
-from hipport.engine.review import Decision, ReviewError, ReviewSession
+from hipport.engine.review import Decision, FileStatus, ReviewError, ReviewSession
 
 from ..keymap import bindings
 from ..labels import (

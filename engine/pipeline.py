@@ -1,13 +1,17 @@
-"""One call from CUDA source to HIP text: translation, optional warp fixes, render."""
+"""One call from a source to its HIP text: translation, optional warp fixes (composed by compose.py,
+the same composer the review session uses), render."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .edits import Edit, apply_edits
+from .compose import choose, compose, dedupe, fix_edits
+from .edits import apply_edits
 from .model import Analysis, FixStyle, Translation
 from .source import Source
+
+__all__ = ["PortResult", "dedupe", "fix_edits", "port"]
 
 
 @dataclass(frozen=True)
@@ -16,40 +20,7 @@ class PortResult:
     analysis: Analysis | None
     applied_findings: tuple[str, ...]
     text: str
-
-
-def fix_edits(analysis: Analysis, rules: Collection[str] | None, style: FixStyle) -> tuple[list[Edit], list[str]]:
-    """Edits of every finding whose rule is in `rules` (None = all), whole groups at a time."""
-    chosen = [f for f in analysis.findings if rules is None or f.rule in rules]
-    group_ids = {f.group for f in chosen}
-    # a group is applied whole or not at all: pull in the group's other members
-    chosen = [f for f in analysis.findings if f.group in group_ids]
-    edits: list[Edit] = []
-    applied: list[str] = []
-    for f in chosen:
-        fix = f.fix(style)
-        if fix is None:
-            continue
-        edits.extend(fix.edits)
-        applied.append(f.id)
-    for g in analysis.groups:
-        if g.id in group_ids:
-            for shared in g.shared:
-                if shared.style == style:
-                    edits.extend(shared.edits)
-    return dedupe(edits), applied
-
-
-def dedupe(edits: list[Edit]) -> list[Edit]:
-    """Drop exact duplicates (two findings may propose the same shared edit)."""
-    seen: set[tuple[int, int, str]] = set()
-    out: list[Edit] = []
-    for e in edits:
-        key = (e.start, e.end, e.replacement)
-        if key not in seen:
-            seen.add(key)
-            out.append(e)
-    return out
+    held: dict[str, str] = field(default_factory=dict)  # fix group id -> why it was not applied
 
 
 def port(
@@ -59,19 +30,18 @@ def port(
     fixes: str | Collection[str] = "none",
     style: FixStyle = FixStyle.WAVE64,
     warp_options: object | None = None,
+    allow_review: bool = False,
 ) -> PortResult:
-    """Translate `source`; with fixes="all" or a set of rule ids, also apply those warp fixes."""
+    """Translate `source`; with fixes="all" or a set of rule ids, also apply those warp fixes (whole
+    groups; REVIEW-tier groups only with `allow_review`; a group that conflicts is held, see `held`)."""
     from .translate import translate  # lazy: keeps `hipport --help` fast
 
     tr = translate(source, options)  # type: ignore[arg-type]
-    analysis: Analysis | None = None
-    edits = list(tr.edits)
-    applied: list[str] = []
-    if fixes != "none":
-        from .warp import analyze
+    if fixes == "none":
+        return PortResult(tr, None, (), apply_edits(source.text, tr.edits))
+    from .warp import analyze
 
-        analysis = analyze(source, tr, warp_options)  # type: ignore[arg-type]
-        rules = None if fixes == "all" else set(fixes)
-        extra, applied = fix_edits(analysis, rules, style)
-        edits.extend(extra)
-    return PortResult(tr, analysis, tuple(applied), apply_edits(source.text, edits))
+    analysis = analyze(source, tr, warp_options)  # type: ignore[arg-type]
+    chosen = choose(analysis, None if fixes == "all" else set(fixes), style)
+    c = compose(tr.edits, analysis, chosen, allow_review=allow_review)
+    return PortResult(tr, analysis, c.applied, apply_edits(source.text, c.edits), c.held)

@@ -8,11 +8,11 @@ translation reports become rules `HIP-<kind>` with their own help URIs into docs
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Analysis, Finding, FixStyle, Report, ReportKind
+from .model import Analysis, Finding, FixStyle, FixTier, Report, ReportKind
 from .source import Source
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -51,10 +51,16 @@ def _rules() -> dict[str, Any]:
     return RULES
 
 
-def finding_dict(f: Finding) -> dict[str, Any]:
+def _tiers(analysis: Analysis) -> dict[str, tuple[str, str]]:
+    """Fix group id -> (tier, tier_reason); a finding without a FixGroup is a SAFE group of one."""
+    return {g.id: (g.tier.value, g.tier_reason) for g in analysis.groups}
+
+
+def finding_dict(f: Finding, tier: tuple[str, str] = (FixTier.SAFE.value, "")) -> dict[str, Any]:
     return {
         "id": f.id, "rule": f.rule, "severity": f.severity.value, "line": f.line, "col": f.col,
         "start": f.start, "end": f.end, "message": f.message, "group": f.group, "confidence": f.confidence,
+        "tier": tier[0], "tier_reason": tier[1],
         "fixes": {fx.style.value: {"summary": fx.summary,
                                    "edits": [{"start": e.start, "end": e.end, "replacement": e.replacement}
                                              for e in fx.edits]} for fx in f.fixes},
@@ -74,8 +80,11 @@ def to_json(files: Sequence[FileReport]) -> dict[str, Any]:
         if fr.error:
             entry["error"] = fr.error
         if fr.analysis is not None:
-            entry["findings"] = [finding_dict(f) for f in fr.analysis.findings]
-            entry["groups"] = [{"id": g.id, "findings": list(g.finding_ids), "reason": g.reason}
+            tiers = _tiers(fr.analysis)
+            entry["findings"] = [finding_dict(f, tiers.get(f.group or f.id, (FixTier.SAFE.value, "")))
+                                 for f in fr.analysis.findings]
+            entry["groups"] = [{"id": g.id, "findings": list(g.finding_ids), "reason": g.reason,
+                                "tier": g.tier.value, "tier_reason": g.tier_reason}
                                for g in fr.analysis.groups]
             for f in fr.analysis.findings:
                 totals[f.rule] = totals.get(f.rule, 0) + 1
@@ -94,11 +103,14 @@ def to_text(files: Sequence[FileReport]) -> str:
             continue
         items: list[tuple[int, int, str]] = []
         if fr.analysis is not None:
+            tiers = _tiers(fr.analysis)
             for f in fr.analysis.findings:
                 fixes = "/".join(fx.style.value for fx in f.fixes) or "manual"
+                tier, why = tiers.get(f.group or f.id, (FixTier.SAFE.value, ""))
                 items.append((f.line, f.col, f"{fr.path}:{f.line}:{f.col}: {f.severity.value}: {f.rule} "
                               f"{rules[f.rule].title}: {f.message} [fix: {fixes}; group {f.group}"
-                              + (f"; confidence {f.confidence}" if f.confidence != "high" else "") + "]"))
+                              + (f"; confidence {f.confidence}" if f.confidence != "high" else "")
+                              + (f"; needs review: {why}" if tier == FixTier.REVIEW.value else "") + "]"))
                 n_find += 1
         for r in fr.reports:
             items.append((r.line, r.col, f"{fr.path}:{r.line}:{r.col}: {r.kind.value}: {r.message}"))
@@ -123,7 +135,9 @@ def to_sarif(files: Sequence[FileReport], version: str = "0.1.0",
     used_reports: set[ReportKind] = set()
     for fr in files:
         if fr.analysis is not None:
+            tiers = _tiers(fr.analysis)
             for f in fr.analysis.findings:
+                tier, why = tiers.get(f.group or f.id, (FixTier.SAFE.value, ""))
                 res: dict[str, Any] = {
                     "ruleId": f.rule,
                     "level": _LEVEL[f.severity.value],
@@ -131,7 +145,8 @@ def to_sarif(files: Sequence[FileReport], version: str = "0.1.0",
                     "locations": [{"physicalLocation": {"artifactLocation": {"uri": fr.path},
                                                         "region": _region(fr.source, f.start, f.end)}}],
                     "partialFingerprints": {"hipportFindingId": f.id},
-                    "properties": {"group": f.group, "confidence": f.confidence, "severity": f.severity.value},
+                    "properties": {"group": f.group, "confidence": f.confidence, "severity": f.severity.value,
+                                   "tier": tier, "tierReason": why},
                 }
                 fx = f.fix(fix_style)
                 if fx is not None and fx.edits:
@@ -203,7 +218,3 @@ def render(files: Sequence[FileReport], fmt: str, version: str = "0.1.0",
     if fmt == "sarif":
         return json.dumps(to_sarif(files, version, fix_style), indent=2) + "\n"
     raise ValueError(f"unknown format {fmt!r}")
-
-
-def all_findings(files: Iterable[FileReport]) -> list[Finding]:
-    return [f for fr in files if fr.analysis is not None for f in fr.analysis.findings]

@@ -31,13 +31,13 @@ import dataclasses
 import threading
 from pathlib import Path
 
+from .compose import compose
 from .config import Config, ConfigError, load_config
 from .diffrows import Row, build_rows
 from .discover import discover
 from .edits import Edit, EditConflict, apply_edits, find_conflict
 from .model import Analysis, Translation
 from .outputs import output_folder_rel
-from .pipeline import dedupe
 from .review_decisions import Decisions
 from .review_stale import Staleness
 from .review_state import Decision, State, StateError, load_state, quarantine, sha256_bytes
@@ -245,7 +245,7 @@ class ReviewSession(Decisions, Staleness, Writing):
         # findings with an empty group id form groups of one
         findings = tuple(f if f.group else dataclasses.replace(f, group=f.id) for f in findings)
         return FileReview(
-            rel=rel, source=src, translation=tr, analysis=an, stale=stale,
+            rel=rel, source=src, translation=tr, analysis=dataclasses.replace(an, findings=findings), stale=stale,
             sha256=sha256_bytes(src.raw or b""), findings=findings,
             by_id={f.id: f for f in findings},
             index={f.id: i for i, f in enumerate(findings)},
@@ -311,53 +311,18 @@ class ReviewSession(Decisions, Staleness, Writing):
             cached = self._results.get(rel)
             if cached is not None and cached[0] is fr:
                 return cached[1], cached[2]
-            base = tuple(fr.translation.edits)
             if fr.stale:
-                return base, {}
+                return tuple(fr.translation.edits), {}
             fs = self._state.files.get(rel)
-            acc = {fid: rec for fid, rec in (fs.decisions.items() if fs else ())
-                   if rec.decision == Decision.ACCEPTED and fid in fr.index}
-            held: dict[str, str] = {}
-            owner: dict[int, str] = {}  # id(edit) -> group that brought it
-            edits: list[Edit] = list(base)
-            if acc:
-                for gid, members in fr.groups.items():
-                    n_acc = sum(1 for m in members if m in acc)
-                    if not n_acc:
-                        continue
-                    if n_acc != len(members):
-                        held[gid] = f"only {n_acc} of its {len(members)} findings are accepted"
-                        continue
-                    # the group's style is its first member's (decide/set_style keep members alike)
-                    style = acc[members[0]].style
-                    group_edits: list[Edit] = []
-                    for m in members:
-                        fix = fr.by_id[m].fix(style)
-                        if fix is not None:
-                            group_edits.extend(fix.edits)
-                    g = fr.fix_groups.get(gid)
-                    for shared in g.shared if g is not None else ():
-                        if shared.style == style:
-                            group_edits.extend(shared.edits)
-                    for e in group_edits:
-                        owner.setdefault(id(e), gid)
-                    edits.extend(group_edits)
-            edits = dedupe(edits)
-            while True:
-                conflict = find_conflict(edits)
-                if conflict is None:
-                    break
-                a, b = conflict
-                ga, gb = owner.get(id(a)), owner.get(id(b))
-                victim, other = (gb, ga) if gb is not None else (ga, gb)
-                if victim is None:
-                    raise ReviewError(f"{rel}: the translation produced overlapping edits ({EditConflict(a, b)})")
-                held[victim] = ("its fix overlaps the translation" if other is None
-                                else f"its fix overlaps the accepted fix of group {other}")
-                edits = [e for e in edits if owner.get(id(e)) != victim]
-            result = tuple(edits)
-            self._results[rel] = (fr, result, held)
-            return result, held
+            chosen = {fid: rec.style for fid, rec in (fs.decisions.items() if fs else ())
+                      if rec.decision == Decision.ACCEPTED and fid in fr.index}
+            try:
+                # accepting a group is the deliberate act a REVIEW-tier fix needs
+                c = compose(fr.translation.edits, fr.analysis, chosen, allow_review=True)
+            except EditConflict as e:
+                raise ReviewError(f"{rel}: the translation produced overlapping edits ({e})") from None
+            self._results[rel] = (fr, c.edits, c.held)
+            return c.edits, c.held
 
     def result_text(self, rel: str) -> str:
         """The HIP text: translation + accepted fixes (whole groups)."""

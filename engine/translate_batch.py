@@ -29,6 +29,7 @@ class Job:
     fixes: Any = "none"             # pipeline.port's fixes: "none" | "all" | set of rule ids
     style: FixStyle = FixStyle.WAVE64
     warp_options: Any = None
+    allow_review: bool = False      # apply REVIEW-tier fix groups too (convert --fixes-review)
     render: bool = True             # return the encoded output
     diff: bool = False              # return a unified diff
     diff_label: str = ""            # name for the "+++" side of the diff
@@ -48,6 +49,7 @@ class FileResult:
     stats: dict[str, int] = field(default_factory=dict)
     edits: int = 0
     applied_findings: tuple[str, ...] = ()
+    held: dict[str, str] = field(default_factory=dict)  # fix group id -> why it was not applied
     bytes_in: int = 0
     replaced_bytes: int = 0
     changed_lines: int = 0
@@ -73,7 +75,8 @@ def port_file(job: Job) -> FileResult:
     if src.language in BUILD_LANGUAGES and archs and options is not None and hasattr(options, "archs"):
         options = dataclasses.replace(options, archs=tuple(archs))  # one target list: --arch also sets the build's
     try:
-        pr = port(src, options, fixes=job.fixes, style=job.style, warp_options=job.warp_options)
+        pr = port(src, options, fixes=job.fixes, style=job.style, warp_options=job.warp_options,
+                  allow_review=job.allow_review)
     except (TranslateError, EditConflict, ValueError) as e:
         res.error = f"{job.path}: {e}"
         return res
@@ -86,6 +89,7 @@ def port_file(job: Job) -> FileResult:
     res.stats = dict(tr.stats)
     res.edits = len(tr.edits)
     res.applied_findings = pr.applied_findings
+    res.held = dict(pr.held)
     res.changed = pr.text != src.text
     res.replaced_bytes = sum(e.end - e.start for e in tr.edits)
     res.reports = [

@@ -15,7 +15,11 @@ def add_warp_options(p: argparse.ArgumentParser, fixes: bool) -> None:
     if fixes:
         g.add_argument("--fixes", default="none", metavar="all|none|RULE,...",
                        help="apply warp-width fixes: all, none (default) or rules such as W64-01,W64-06 "
-                            "(whole fix groups are applied)")
+                            "(whole fix groups are applied; groups that need review are held unless "
+                            "--fixes-review)")
+        g.add_argument("--fixes-review", action="store_true",
+                       help="with --fixes: also apply fix groups of tier 'review' (a use of the warp width "
+                            "the analysis could not classify; read each before building)")
     else:
         g.add_argument("--warp", action="store_true",
                        help="report warp-width findings (W64-NN) besides translation reports")

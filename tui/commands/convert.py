@@ -147,7 +147,10 @@ def handle(args: argparse.Namespace) -> int:
 
         fixes, style, warp_options = warp_settings(args, options.rocm)
     extra: dict[str, Any] = {"style": style} if style is not None else {}
+    if getattr(args, "fixes_review", False) and fixes == "none":
+        raise CliError("--fixes-review only applies with --fixes")
     jobs = [Job(str(it.path), it.rel, options, fixes=fixes, warp_options=warp_options, **extra,
+                allow_review=getattr(args, "fixes_review", False),
                 render=writes or to_stdout, diff=args.diff,
                 diff_label=str(t) if t is not None else str(it.path))
             for it, t in zip(items, targets, strict=True)]
@@ -170,6 +173,8 @@ def handle(args: argparse.Namespace) -> int:
         if not args.quiet:
             for r in res.reports:
                 print(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}", file=err)
+            for gid, why in res.held.items():
+                print(f"{res.path}: fix group {gid} not applied: {why}", file=err)
         if args.diff and res.diff:
             out.write(res.diff)
         if to_stdout and res.output is not None:

@@ -50,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 HIPPORT = str(Path(sys.executable).parent / "hipport")
 TU_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
-CACHE_VERSION = "5"
+CACHE_VERSION = "5"  # bump when the result format changes
 
 
 def hipport_rev() -> str:
@@ -247,8 +247,11 @@ def compile_tree(src_root: Path, name: str, translate_mode: str | None, rocm: st
             p = subprocess.run(["nice", "-n", "15", HIPPORT, "convert", *paths, *mode, "--rocm", rocm, "-j", "1",
                                 *(["--shims"] if shims else [])],
                                capture_output=True, text=True, errors="replace", timeout=600)
-            kinds = collections.Counter(m.group(1) for m in re.finditer(r":\d+:\d+: ([\w-]+): ", p.stderr))
-            res["reports"] = dict(kinds)
+            found = re.findall(r"^(\S+?):(\d+):\d+: ([\w-]+): ", p.stderr, re.M)
+            res["reports"] = dict(collections.Counter(k for _f, _l, k in found))
+            # where hipport said something: a failure whose first error is on such a line was reported
+            res["report_lines"] = sorted({f"{os.path.relpath(f, top / name)}:{ln}" for f, ln, k in found
+                                          if k != "info"})
             res["convert_rc"] = p.returncode
             if translate_mode == "suffix":
                 from hipport.engine.outputs import sibling_name
@@ -371,6 +374,15 @@ def main() -> int:
         return out
 
     fb = firsts(bad)
+
+    def was_reported(n: str, err: str) -> bool:
+        t = next(t for m, t, _b in results if m == n)
+        m = re.match(r"(?:\./)?([^\s:]+):(\d+):", err)
+        return bool(m) and f"{os.path.normpath(m.group(1))}:{m.group(2)}" in set(t.get("report_lines", []))
+
+    rep_n = sum(1 for n, e in fb if was_reported(n, e))
+    print(f"  hipport failures whose first error is on a line hipport reported: {rep_n} of {len(fb)} "
+          "(the rest failed without a report there)")
     for title, blank in (("error classes (hipport failures, first error of the first failing TU)", True),
                          ("detailed", False)):
         print(f"\n{title}:")

@@ -33,6 +33,7 @@ from .translate_tables import (
     ARG_REWRITES_HIP_ONLY,
     CUDA_API_LEVEL,
     CUDA_SUFFIXES,
+    HIP_RUNTIME_HEADER,
     OVERLOADS,
     UNKNOWN_PATTERN,
     VERSION_MACROS,
@@ -60,6 +61,7 @@ class TranslateOptions:
     sibling_outputs: frozenset[str] = frozenset()
     archs: tuple[str, ...] = ("gfx942",)  # build scripts: --offload-arch / CMAKE_HIP_ARCHITECTURES targets
     output_mode: str = "folder"     # build scripts: "sibling" renames gemm.cu -> gemm.hip in the script
+    shims: bool = False             # insert the one-line shims of mapping/shims.tsv where the code needs them
 
     def __post_init__(self) -> None:
         if self.launch_syntax not in ("chevron", "ggl"):
@@ -352,6 +354,7 @@ def translate_text(
     decide = _decider(mapping, options)
     macro_of = getattr(mapping, "macro", None)
     used_runtime = False
+    shims_needed: dict[str, dict[str, str]] = {}
     calls: list[Call] = []  # calls whose arguments change (translate_args.py)
     own_decls: set[str] | None = None
 
@@ -423,10 +426,25 @@ def translate_text(
             assert rkind is not None
             if dead and any(a <= i < b for a, b in dead):
                 continue
+            sh = _shims().get(name)
+            if sh is not None and sp(next_sig(i)) == "(":
+                if options.shims:
+                    shims_needed[sh["shim"]] = sh
+                    rep(ReportKind.INFO, name, starts[i], ends[i], f"{name}: shim inserted (--shims): {sh['note']}")
+                    continue
+                msg += "; `hipport convert --shims` defines it (an exact one-line shim)"
             rep(rkind, name, starts[i], ends[i], msg, "", since)
             out.count("unconverted")
             continue
         used_runtime = True
+        sh = _shims().get(name)
+        if sh is not None and sp(next_sig(i)) == "(" and _needs_shim(toks, next_sig(i)):
+            if options.shims:
+                shims_needed[sh["shim"]] = sh
+                rep(ReportKind.INFO, name, starts[i], ends[i], f"{name}: shim inserted (--shims): {sh['note']}")
+            else:
+                rep(ReportKind.MANUAL, name, starts[i], ends[i],
+                    f"{name}: {sh['note']}; `hipport convert --shims` adds the overload (an exact one-line shim)")
         out.count(f"family.{fam}")
         out.count("converted")
         if name in _ARG_NAMES and sp(next_sig(i)) == "(":
@@ -465,9 +483,24 @@ def translate_text(
             rep(ReportKind(kind), name, s, e, msg, "", since)
             out.count("unconverted")
 
+    # operators the code defines on CUDA vector types: HIP's vector types have them already
+    if "operator" in text:
+        from .vector_ops import guard_edits, vector_operator_spans
+
+        vspans = vector_operator_spans(toks, lambda i: dir_of[i] >= 0 or (inactive is not None and inactive[i]))
+        if vspans:
+            for ge in guard_edits(toks, vspans, newline):
+                edit(ge.start, ge.end, ge.replacement, ge.rule, ge.note)
+            ops = sorted({op for *_x, op in vspans})
+            rep(ReportKind.INFO, "operator", starts[vspans[0][0]], ends[vspans[0][1]],
+                f"{len(vspans)} operator definition(s) on CUDA vector types ({' '.join(ops)}) kept for NVIDIA "
+                "only: HIP's vector types define them, and both would make every use ambiguous")
+            out.count("vector-ops", len(vspans))
+
     # includes
     from .includes import include_edits, runtime_insertion
 
+    runtime_ins_at: int | None = None
     skip_dirs = None
     if inactive is not None:
         skip_dirs = {k for k, (a, _b, _nm) in enumerate(directives) if inactive[a]}
@@ -481,7 +514,25 @@ def translate_text(
             and (used_runtime or _has_cuda_code(toks))):
         ins = runtime_insertion(toks, directives, newline)
         edit(ins.start, ins.end, ins.replacement, ins.rule, ins.note)
+        runtime_ins_at = ins.start
         out.count("include")
+
+    if shims_needed:
+        block = "".join(f"#ifndef {g} // hipport --shims\n#define {g}\n{sh['code']}\n#endif\n"
+                        for g, sh in shims_needed.items()).replace("\n", newline)
+        runtime_end = next((e.end for e in inc.edits if HIP_RUNTIME_HEADER in e.replacement), None)
+        if runtime_end is None:
+            runtime_end = next((toks.ends[b - 1] for a, b, nm in directives if nm == "include"
+                                and HIP_RUNTIME_HEADER in text[toks.starts[a]:toks.ends[b - 1]]), None)
+        if runtime_end is not None:
+            eol = text.find("\n", runtime_end)
+            at = len(text) if eol < 0 else eol + 1
+            edit(at, at, block, "shim", "one-line shims (--shims)")
+        elif runtime_ins_at is not None:  # right after the inserted hip_runtime.h
+            edit(runtime_ins_at, runtime_ins_at, block, "shim", "one-line shims (--shims)")
+        else:  # no hip_runtime.h in the file
+            edit(0, 0, f"#include <{HIP_RUNTIME_HEADER}>{newline}{block}", "shim", "one-line shims (--shims)")
+        out.count("shim", len(shims_needed))
 
     # launches
     if options.launch_syntax == "ggl" and "<<<" in text:
@@ -497,6 +548,23 @@ def translate_text(
     if options.translate_comments or options.translate_strings:
         _translate_inside(toks, options, decide, edit, out)
     return out
+
+
+@functools.cache
+def _shims() -> dict[str, dict[str, str]]:
+    """mapping/shims.tsv by trigger name."""
+    from .mapping import _read_tsv
+
+    return {r["trigger"]: r for r in _read_tsv("shims.tsv")}
+
+
+def _needs_shim(toks: Tokens, open_paren: int) -> bool:
+    """A supported call whose shim is an overload (cudaHostAlloc(T**)): needed unless the first
+    argument is already cast to void**."""
+    j = open_paren + 1
+    head = "".join(toks.spelling(k) for k in range(j, min(j + 6, len(toks))))
+    return not (head.startswith("(void**)") or head.startswith("reinterpret_cast<void**>")
+                or head.startswith("(void**") or head.startswith("static_cast<void**>"))
 
 
 def _has_cuda_code(toks: Tokens) -> bool:

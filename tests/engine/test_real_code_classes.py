@@ -162,3 +162,43 @@ def test_convert_prints_the_summary_line(tmp_path: Path) -> None:
     last = p.stderr.strip().splitlines()[-1]
     assert last == ("hipport convert: reports by kind: unsupported 8 (cooperative groups 8); "
                     "needs-newer-rocm 1 (cooperative groups 1)")
+
+
+VEC = """#include <cuda_runtime.h>
+// helper_math.h style: CUDA's vector types have no operators
+inline __host__ __device__ float4 operator+(float4 a, float4 b)
+{
+    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+inline __host__ __device__ void operator+=(float4 &a, float4 b) { a.x += b.x; a.y += b.y; a.z += b.z; a.w += b.w; }
+inline __host__ __device__ float4 lerp(float4 a, float4 b, float t) { return a + (b - a) * t; }
+struct Acc { float v; };
+inline __host__ __device__ Acc operator+(Acc a, float4 b) { return Acc{a.v + b.x}; }
+"""
+
+
+def test_vector_type_operators_are_left_to_hip_on_amd() -> None:
+    out, t = run(VEC, "helper_math.h")
+    lines = out.splitlines()
+    i = lines.index("#if !defined(__HIP_PLATFORM_AMD__) // hipport: HIP's vector types define these operators")
+    assert lines[i + 1].startswith("inline __host__ __device__ float4 operator+(float4 a, float4 b)")
+    assert lines[i + 5].startswith("inline __host__ __device__ void operator+=(float4 &a")
+    assert lines[i + 6] == "#endif // !defined(__HIP_PLATFORM_AMD__)"  # one #if for both adjacent definitions
+    assert out.count("#if !defined(__HIP_PLATFORM_AMD__)") == 1  # lerp and the user type's operator stay
+    assert [(r.kind, r.line) for r in t.reports if r.name == "operator"] == [(ReportKind.INFO, 3)]
+
+
+def test_shims_offered_in_a_report_and_inserted_only_when_asked() -> None:
+    src = ("#include <cuda_runtime.h>\n__global__ void k(unsigned* p) { p[0] = umin(p[1], p[2]); }\n"
+           "void h() { int* a; cudaHostAlloc(&a, 64, cudaHostAllocDefault); float* b; "
+           "cudaHostAlloc((void**)&b, 4, 0); }\n")
+    out, t = run(src, rocm=(5, 2))
+    assert "HIPPORT_SHIM" not in out
+    offered = {(r.name, r.kind) for r in t.reports if "--shims" in r.message}
+    assert offered == {("umin", ReportKind.UNSUPPORTED), ("cudaHostAlloc", ReportKind.MANUAL)}
+    assert [r.col for r in t.reports if r.name == "cudaHostAlloc"] == [20]  # the (void**) call needs none
+    out, t = run(src, rocm=(5, 2), shims=True)
+    head = out.split("__global__")[0]
+    assert head.startswith("#include <hip/hip_runtime.h>\n#ifndef HIPPORT_SHIM_UMIN // hipport --shims\n")
+    assert "template <class T> static inline hipError_t hipHostAlloc(T** p" in head
+    assert {r.kind for r in t.reports if r.name in ("umin", "cudaHostAlloc")} == {ReportKind.INFO}

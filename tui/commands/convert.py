@@ -38,6 +38,9 @@ def add_translate_options(p: argparse.ArgumentParser) -> None:
                    action="store_true", help="with -D: leave #if branches that are inactive untouched")
     g.add_argument("--translate-comments", action="store_true", help="also rename CUDA names in comments")
     g.add_argument("--translate-strings", action="store_true", help="also rename CUDA names in string literals")
+    g.add_argument("--shims", action="store_true",
+                   help="define what the target HIP lacks where an exact one-line shim exists (mapping/shims.tsv: "
+                        "umin/umax/..., hipHostAlloc(T**)); each one is reported")
     g.add_argument("--ast", choices=("auto", "on", "off"), default="auto",
                    help="libclang AST mode: auto (when a clang resource dir and CUDA headers exist), on, off")
     g.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
@@ -63,6 +66,7 @@ def translate_options(args: argparse.Namespace) -> Any:
         rocm=rocm, launch_syntax="ggl" if args.ggl else "chevron", roc=args.roc, experimental=args.experimental,
         include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), skip_inactive=args.skip_inactive,
         translate_comments=args.translate_comments, translate_strings=args.translate_strings, ast=args.ast,
+        shims=getattr(args, "shims", False),
     )
 
 
@@ -209,10 +213,11 @@ def handle(args: argparse.Namespace) -> int:
     if not to_stdout or not args.quiet:
         print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed, "
               f"{n_reports} report(s); mode: {mode}", file=err)
-        if n_reports:
-            from hipport.engine.cuda_features import summarize, summary_line
+        from hipport.engine.cuda_features import summarize, summary_line
 
-            print(f"hipport convert: reports by kind: {summary_line(summarize(all_reports))}", file=err)
+        counts = summarize(all_reports)
+        if counts:
+            print(f"hipport convert: reports by kind: {summary_line(counts)}", file=err)
     return 1 if failed else 0
 
 

@@ -1,0 +1,132 @@
+"""User-defined operators on CUDA's vector types (helper_math.h and its many copies).
+
+CUDA's float2/int4/... have no operators, so CUDA code defines them (`float4 operator+(float4,
+float4)`, `void operator+=(float4&, float4)`, ...). HIP's vector types already define every
+arithmetic, bitwise and comparison operator component-wise (hip/amd_detail/amd_hip_vector_types.h),
+so on AMD both sets are viable and hip-clang rejects the calls as ambiguous. The user's definitions
+mean the same as HIP's; they are kept for NVIDIA and left out on AMD:
+
+    #if !defined(__HIP_PLATFORM_AMD__) // hipport: HIP's vector types define these operators
+    ... the user's operator definitions ...
+    #endif
+
+Only free operator functions whose parameters are all CUDA vector types or arithmetic scalars are
+guarded (never one that takes a user type); adjacent definitions share one #if.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
+from .edits import Edit
+
+VECTOR_TYPE = re.compile(r"^(?:u?char|u?short|u?int|u?long|u?longlong|longlong|float|double)[1-4]$")
+_SCALARS = frozenset({"float", "double", "int", "unsigned", "signed", "char", "short", "long", "bool",
+                      "uint", "const", "volatile", "__restrict__", "size_t"})
+_OPS = frozenset("+ - * / % ^ | & << >> += -= *= /= %= ^= |= &= <<= >>= == != ~ !".split())
+_QUALIFIERS = frozenset({"inline", "static", "__host__", "__device__", "__forceinline__", "constexpr",
+                         "__inline__", "extern", "const"})
+GUARD_OPEN = "#if !defined(__HIP_PLATFORM_AMD__) // hipport: HIP's vector types define these operators"
+GUARD_CLOSE = "#endif // !defined(__HIP_PLATFORM_AMD__)"
+
+
+def vector_operator_spans(toks: Tokens, in_directive: Callable[[int], bool]) -> list[tuple[int, int, str]]:
+    """(first token, last token, operator) of each free operator definition over vector types."""
+    text, kinds, starts, ends = toks.text, toks.kinds, toks.starts, toks.ends
+    n = len(kinds)
+
+    def sp(i: int) -> str:
+        return text[starts[i]:ends[i]] if 0 <= i < n else ""
+
+    def nxt(i: int) -> int:
+        i += 1
+        while i < n and kinds[i] == COMMENT:
+            i += 1
+        return i
+
+    out: list[tuple[int, int, str]] = []
+    i = 0
+    while i < n:
+        if sp(i) != "operator" or in_directive(i):
+            i += 1
+            continue
+        o = nxt(i)
+        op = sp(o)
+        p = nxt(o)
+        if op not in _OPS or sp(p) != "(":
+            i += 1
+            continue
+        # the parameter list: vector types and scalars only, at least one vector type
+        depth, j, ok, has_vec = 0, p, True, False
+        while j < n:
+            s = sp(j)
+            if s == "(":
+                depth += 1
+            elif s == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif kinds[j] == IDENT and VECTOR_TYPE.match(s):
+                has_vec = True
+            elif kinds[j] == IDENT and s not in _SCALARS:
+                # a parameter name is an identifier followed by `,` or `)`
+                if sp(nxt(j)) not in (",", ")"):
+                    ok = False
+            elif kinds[j] not in (IDENT, KEYWORD, COMMENT) and s not in ("&", "*", ",", "("):
+                ok = False
+            j += 1
+        close = j
+        b = nxt(close)
+        if not (ok and has_vec) or sp(b) != "{":
+            i = close + 1
+            continue
+        depth, e = 0, b
+        while e < n:
+            s = sp(e)
+            if s == "{":
+                depth += 1
+            elif s == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            e += 1
+        # the declaration's start: back over its return type and qualifiers
+        s0 = i - 1
+        while s0 >= 0 and kinds[s0] != COMMENT and not in_directive(s0) and (
+                sp(s0) in _QUALIFIERS or VECTOR_TYPE.match(sp(s0)) or sp(s0) in _SCALARS
+                or sp(s0) in ("&", "void")):
+            s0 -= 1
+        first = s0 + 1
+        prev = sp(s0)
+        if first < i and (s0 < 0 or prev in (";", "}", "{") or kinds[s0] == COMMENT or in_directive(s0)):
+            out.append((first, e, op))
+        i = e + 1
+    return out
+
+
+def guard_edits(toks: Tokens, spans: list[tuple[int, int, str]], newline: str) -> list[Edit]:
+    """#if/#endif around runs of adjacent spans that start and end their lines."""
+    text, starts, ends = toks.text, toks.starts, toks.ends
+    edits: list[Edit] = []
+    runs: list[list[tuple[int, int, str]]] = []
+    for sp in spans:
+        if runs:
+            gap = text[ends[runs[-1][-1][1]]:starts[sp[0]]]
+            if not re.sub(r"//[^\n]*|/\*[\s\S]*?\*/", "", gap).strip():
+                runs[-1].append(sp)
+                continue
+        runs.append([sp])
+    for run in runs:
+        a, z = starts[run[0][0]], ends[run[-1][1]]
+        bol = text.rfind("\n", 0, a) + 1
+        eol = text.find("\n", z)
+        if text[bol:a].strip() or (eol >= 0 and text[z:eol].strip()):
+            continue  # shares a line with other code: leave it (reported by the caller)
+        ops = ", ".join(sorted({op for *_x, op in run}))
+        edits.append(Edit(bol, bol, GUARD_OPEN + newline, "vector-ops",
+                          f"vector-type operators ({ops}) left to HIP on AMD"))
+        at = len(text) if eol < 0 else eol
+        edits.append(Edit(at, at, newline + GUARD_CLOSE, "vector-ops", "end of the guarded operators"))
+    return edits

@@ -35,6 +35,7 @@ from .translate_tables import (
     CUDA_SUFFIXES,
     HIP_RUNTIME_HEADER,
     OVERLOADS,
+    TYPE_HEADERS,
     UNKNOWN_PATTERN,
     VERSION_MACROS,
 )
@@ -355,6 +356,7 @@ def translate_text(
     macro_of = getattr(mapping, "macro", None)
     used_runtime = False
     shims_needed: dict[str, dict[str, str]] = {}
+    renamed_to: set[str] = set()
     calls: list[Call] = []  # calls whose arguments change (translate_args.py)
     own_decls: set[str] | None = None
 
@@ -460,6 +462,7 @@ def translate_text(
             elif not options.roc and name in ARG_REWRITES_HIP_ONLY:
                 calls.append(Call(name, i, o, ARG_REWRITES_HIP_ONLY[name]))
         if repl != name:
+            renamed_to.add(repl)
             edit(starts[i], ends[i], repl, "api", f"{name} -> {repl}")
             out.count("api")
         if rkind is not None:
@@ -517,9 +520,18 @@ def translate_text(
         runtime_ins_at = ins.start
         out.count("include")
 
-    if shims_needed:
-        block = "".join(f"#ifndef {g} // hipport --shims\n#define {g}\n{sh['code']}\n#endif\n"
-                        for g, sh in shims_needed.items()).replace("\n", newline)
+    # a renamed type brings its HIP header (hip_bfloat16 lives in hip/hip_bfloat16.h, which neither
+    # hip_runtime.h nor any mapped CUDA header includes)
+    have = {text[toks.starts[a]:toks.ends[b - 1]] for a, b, nm in directives if nm == "include"}
+    have |= {e.replacement for e in inc.edits}
+    type_headers = sorted({h for t, h in TYPE_HEADERS.items() if t in renamed_to
+                           and not any(h in x for x in have)})
+    if type_headers or shims_needed:
+        block = "".join(f"#include <{h}> // hipport: for {', '.join(t for t, x in TYPE_HEADERS.items() if x == h)}\n"
+                        for h in type_headers)
+        block += "".join(f"#ifndef {g} // hipport --shims\n#define {g}\n{sh['code']}\n#endif\n"
+                         for g, sh in shims_needed.items())
+        block = block.replace("\n", newline)
         runtime_end = next((e.end for e in inc.edits if HIP_RUNTIME_HEADER in e.replacement), None)
         if runtime_end is None:
             runtime_end = next((toks.ends[b - 1] for a, b, nm in directives if nm == "include"
@@ -533,6 +545,7 @@ def translate_text(
         else:  # no hip_runtime.h in the file
             edit(0, 0, f"#include <{HIP_RUNTIME_HEADER}>{newline}{block}", "shim", "one-line shims (--shims)")
         out.count("shim", len(shims_needed))
+        out.count("include", len(type_headers))
 
     # launches
     if options.launch_syntax == "ggl" and "<<<" in text:

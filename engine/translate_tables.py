@@ -171,6 +171,13 @@ UNKNOWN_PATTERN = (
 LAUNCH_MACRO = "hipLaunchKernelGGL"
 TEMPLATE_KERNEL_WRAPPER = "HIP_KERNEL_NAME"
 
+# HIP types that a HIP header other than hip_runtime.h declares: a file that gets one by renaming
+# (HIPIFY: __nv_bfloat16 -> hip_bfloat16) gets that header too. Read from Debian HIP 5.2's
+# /usr/include/hip/hip_bfloat16.h (hip_runtime.h does not include it).
+TYPE_HEADERS: dict[str, str] = {
+    "hip_bfloat16": "hip/hip_bfloat16.h",
+}
+
 # The header every translated CUDA file needs (inserted once).
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 

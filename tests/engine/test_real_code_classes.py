@@ -202,3 +202,10 @@ def test_shims_offered_in_a_report_and_inserted_only_when_asked() -> None:
     assert head.startswith("#include <hip/hip_runtime.h>\n#ifndef HIPPORT_SHIM_UMIN // hipport --shims\n")
     assert "template <class T> static inline hipError_t hipHostAlloc(T** p" in head
     assert {r.kind for r in t.reports if r.name in ("umin", "cudaHostAlloc")} == {ReportKind.INFO}
+
+
+def test_renamed_type_brings_its_header_without_the_cuda_one() -> None:
+    out, _t = run("#include <cuda_fp16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n")
+    assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_bfloat16.h> // hipport: for hip_bfloat16\n")
+    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n")
+    assert out.count("hip/hip_bfloat16.h") == 1  # the mapped include is enough

@@ -16,6 +16,7 @@ guarded (never one that takes a user type); adjacent definitions share one #if.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 
@@ -47,16 +48,17 @@ def vector_operator_spans(toks: Tokens, in_directive: Callable[[int], bool]) -> 
         return i
 
     out: list[tuple[int, int, str]] = []
-    i = 0
-    while i < n:
-        if sp(i) != "operator" or in_directive(i):
-            i += 1
+    # only the tokens spelled `operator` (found by text search, not by a pass over every token)
+    cands = [k for m in re.finditer(r"\boperator\b", text)
+             if (k := bisect.bisect_left(starts, m.start())) < n and starts[k] == m.start()]
+    done = -1
+    for i in cands:
+        if i <= done or in_directive(i):
             continue
         o = nxt(i)
         op = sp(o)
         p = nxt(o)
         if op not in _OPS or sp(p) != "(":
-            i += 1
             continue
         # the parameter list: vector types and scalars only, at least one vector type
         depth, j, ok, has_vec = 0, p, True, False
@@ -80,7 +82,7 @@ def vector_operator_spans(toks: Tokens, in_directive: Callable[[int], bool]) -> 
         close = j
         b = nxt(close)
         if not (ok and has_vec) or sp(b) != "{":
-            i = close + 1
+            done = close
             continue
         depth, e = 0, b
         while e < n:
@@ -102,7 +104,7 @@ def vector_operator_spans(toks: Tokens, in_directive: Callable[[int], bool]) -> 
         prev = sp(s0)
         if first < i and (s0 < 0 or prev in (";", "}", "{") or kinds[s0] == COMMENT or in_directive(s0)):
             out.append((first, e, op))
-        i = e + 1
+        done = e
     return out
 
 

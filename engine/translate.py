@@ -24,6 +24,7 @@ from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names,
 from .edits import Edit
 from .launch import launch_edits
 from .model import Report, ReportKind, Translation, TranslationMode
+from .ppcond import inactive_tokens
 from .python_host import translate_python
 from .source import BUILD_LANGUAGES, Language, Source
 from .translate_args import Call, call_arguments, rewrite_calls
@@ -53,9 +54,12 @@ class TranslateOptions:
     experimental: bool = False      # also translate names HIP marks experimental
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()   # "NAME" or "NAME=VALUE" (AST mode, and skip_inactive)
-    skip_inactive: bool = False     # with defines: leave blocks of inactive #if branches untouched
+    skip_inactive: bool = False     # leave #if branches the preprocessor leaves inactive untouched
+    amap: bool = False              # with skip_inactive: still rename CUDA names in the inactive branches
+    miopen: bool = False            # cuDNN -> MIOpen names (what --roc also does for cuDNN)
+    hip_data_types: bool = False    # cudaDataType -> hipDataType, not hipblasDatatype_t / rocblas_datatype
     translate_comments: bool = False
-    translate_strings: bool = False
+    translate_strings: bool = True  # hipify-clang's RewriteString: whole words of string literals
     ast: str = "auto"               # "auto" | "off" | "on"
     # absolute paths of the files of this conversion whose outputs get sibling names (--suffix):
     # quoted includes of them are pointed at their ports (engine/local_includes.py)
@@ -211,7 +215,7 @@ def translate_text(
         for j in range(a, b):
             dir_of[j] = a
         dir_names[a] = name
-    inactive = _inactive_tokens(toks, directives, options) if options.skip_inactive and options.defines else None
+    inactive = inactive_tokens(toks, directives, options.defines) if options.skip_inactive else None
 
     def rep(kind: ReportKind, name: str, s: int, e: int, msg: str, hip: str = "", since: str = "") -> None:
         line, col = locate(base + s)
@@ -354,9 +358,9 @@ def translate_text(
 
     decide = _decider(mapping, options)
     macro_of = getattr(mapping, "macro", None)
-    used_runtime = False
     shims_needed: dict[str, dict[str, str]] = {}
     renamed_to: set[str] = set()
+    used_in_code = False  # a CUDA name translated outside preprocessor lines
     calls: list[Call] = []  # calls whose arguments change (translate_args.py)
     own_decls: set[str] | None = None
 
@@ -369,8 +373,9 @@ def translate_text(
                 if sp(j) == "(":
                     rep(ReportKind.UNSUPPORTED, sp(i), starts[i], ends[i], _PTX)
             continue
-        if inactive is not None and inactive[i]:
-            continue
+        skipped = inactive is not None and inactive[i]
+        if skipped and not options.amap:
+            continue  # --amap: names in skipped branches are still renamed, nothing else is done there
         d = dir_of[i]
         dname = dir_names[d] if d >= 0 else ""
         if d >= 0 and (dname in _SKIP_DIRECTIVES or i <= d + 1):
@@ -438,7 +443,6 @@ def translate_text(
             rep(rkind, name, starts[i], ends[i], msg, "", since)
             out.count("unconverted")
             continue
-        used_runtime = True
         sh = _shims().get(name)
         if sh is not None and sp(next_sig(i)) == "(" and _needs_shim(toks, next_sig(i)):
             if options.shims:
@@ -447,9 +451,10 @@ def translate_text(
             else:
                 rep(ReportKind.MANUAL, name, starts[i], ends[i],
                     f"{name}: {sh['note']}; `hipport convert --shims` adds the overload (an exact one-line shim)")
+        used_in_code = used_in_code or d < 0
         out.count(f"family.{fam}")
         out.count("converted")
-        if name in _ARG_NAMES and sp(next_sig(i)) == "(":
+        if name in _ARG_NAMES and not skipped and sp(next_sig(i)) == "(":
             o = next_sig(i)
             ov = OVERLOADS.get(name)
             if ov is not None:
@@ -507,15 +512,20 @@ def translate_text(
     skip_dirs = None
     if inactive is not None:
         skip_dirs = {k for k, (a, _b, _nm) in enumerate(directives) if inactive[a]}
-    inc = include_edits(toks, directives, mapping, roc=options.roc, skip=skip_dirs)
+    inc = include_edits(toks, directives, mapping, roc=options.roc, miopen=options.miopen, skip=skip_dirs)
     for ed in inc.edits:
         edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
     out.count("include", len(inc.edits))
     for prob in inc.problems:
         rep(ReportKind.UNSUPPORTED, prob.header, prob.start, prob.end, prob.message)
-    if (insert_runtime and cuda_file and not inc.has_runtime
-            and (used_runtime or _has_cuda_code(toks))):
-        ins = runtime_insertion(toks, directives, newline)
+    # hipify-clang inserts hip_runtime.h into every file it translates; hipport into CUDA files (nvcc
+    # includes cuda_runtime.h implicitly) and into other files whose code uses CUDA names or device
+    # code (not a header that only tests `#ifdef __CUDACC__`: plain C++ compilers include it too)
+    # (an empty or comment-only file is left alone)
+    has_code = any(k != COMMENT for k in kinds)
+    if (insert_runtime and not inc.has_runtime and has_code
+            and (cuda_file or used_in_code or _has_cuda_code(toks))):
+        ins = runtime_insertion(toks, directives, newline, inc.first_include, skip_dirs)
         edit(ins.start, ins.end, ins.replacement, ins.rule, ins.note)
         runtime_ins_at = ins.start
         out.count("include")
@@ -559,7 +569,12 @@ def translate_text(
             rep(ReportKind.MANUAL, "<<<", pr.start, pr.end, pr.message)
 
     if options.translate_comments or options.translate_strings:
-        _translate_inside(toks, options, decide, edit, out)
+        def skip_literal(i: int) -> bool:
+            d = dir_of[i]
+            return (d >= 0 and dir_names[d] in _SKIP_DIRECTIVES) or (
+                inactive is not None and inactive[i] and not options.amap)
+
+        _translate_inside(toks, options, decide, edit, out, skip_literal)
     return out
 
 
@@ -595,84 +610,35 @@ def _in_inactive(toks: Tokens, inactive: list[bool], offset: int) -> bool:
 
 
 def _translate_inside(toks: Tokens, options: TranslateOptions, decide: Callable[[str], _Decision | None],
-                      edit: Callable[..., None], out: _Out) -> None:
-    """Rename CUDA names inside comments and/or string literals (only when asked)."""
+                      edit: Callable[..., None], out: _Out, skip: Callable[[int], bool]) -> None:
+    """CUDA names inside comments (only when asked) and string literals (hipify-clang's RewriteString).
+
+    A string literal is read as hipify-clang's HipifyAction::RewriteString reads it: from each `cu`
+    up to the next space (looking from 4 characters on) is one candidate word; a candidate that is a
+    CUDA name with a translation is replaced, anything else (`"CUDA error %s"`, `cudaMalloc()`,
+    `cudaMallocX`) stays. Only plain `"..."` literals outside #include lines; `skip(i)` leaves
+    tokens out (inactive #if branches)."""
+    text = toks.text
     for i, k in enumerate(toks.kinds):
-        if not ((k == COMMENT and options.translate_comments)
-                or (k == LITERAL and options.translate_strings and toks.text[toks.starts[i]] in "\"uULR")):
-            continue
-        s = toks.starts[i]
-        for m in _IDENT_IN_TEXT.finditer(toks.text, s, toks.ends[i]):
-            d = decide(m.group())
-            if d is not None and d[0] in (_RENAME,) and d[1] != m.group():
-                edit(m.start(), m.end(), d[1], "api-text", f"{m.group()} -> {d[1]} (in a comment or string)")
-                out.count("api")
-
-
-def _inactive_tokens(toks: Tokens, directives: list[tuple[int, int, str]], options: TranslateOptions) -> list[bool]:
-    """Tokens in #if branches that the given -D definitions make inactive. Conditions this cannot
-    decide (unknown macros in expressions) count as active, so nothing is skipped by guesswork."""
-    defs: dict[str, str] = {}
-    for d in options.defines:
-        k, _, v = d.partition("=")
-        defs[k.strip()] = v.strip() or "1"
-    n = len(toks)
-    inactive = [False] * n
-    # stack of (parent active, this branch active, some branch taken)
-    stack: list[tuple[bool, bool, bool]] = []
-    active = True
-    pos = 0
-    for a, b, name in directives:
-        for j in range(pos, a):
-            inactive[j] = not active
-        expr = toks.text[toks.ends[a + 1] : toks.ends[b - 1]] if b - a > 2 else ""
-        if name in ("if", "ifdef", "ifndef"):
-            cond = _eval_condition(name, expr, defs)
-            stack.append((active, active and cond is not False, cond is not False))
-            active = stack[-1][1]
-        elif name in ("elif", "elifdef", "elifndef", "else") and stack:
-            parent, _cur, taken = stack[-1]
-            cond = True if name == "else" else _eval_condition(name.replace("el", "", 1) if name != "elif" else "if",
-                                                                expr, defs)
-            now = parent and not taken and cond is not False
-            stack[-1] = (parent, now, taken or cond is not False)
-            active = now
-        elif name == "endif" and stack:
-            active = stack.pop()[0]
-        for j in range(a, b):
-            inactive[j] = not active if name not in ("if", "ifdef", "ifndef", "elif", "else", "endif") else False
-        pos = b
-    for j in range(pos, n):
-        inactive[j] = not active
-    return inactive
-
-
-def _eval_condition(kind: str, expr: str, defs: dict[str, str]) -> bool | None:
-    """Value of a #if/#ifdef/#ifndef condition under `defs`, or None when it cannot be decided."""
-    expr = expr.strip()
-    if kind == "ifdef":
-        return expr.split()[0] in defs if expr else None
-    if kind == "ifndef":
-        return expr.split()[0] not in defs if expr else None
-    e = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
-               lambda m: "1" if (m.group(1) or m.group(2)) in defs else "0", expr)
-    e = re.sub(r"//.*|/\*.*?\*/", " ", e)
-
-    e = re.sub(r"[A-Za-z_]\w*", lambda m: defs.get(m.group(), "\0"), e)
-    e = e.replace("&&", " and ").replace("||", " or ")
-    e = re.sub(r"!(?!=)", " not ", e)
-    e = re.sub(r"(\d+)[uUlL]+", r"\1", e)
-    if not re.fullmatch(r"[\d\s()+\-*/%<>=!andotr\0]*", e):
-        return None
-    # a macro the -D list does not define may still be defined by the code: decided only when the
-    # answer is the same whether such macros are 0 or 1 (`defined(X) && FOO > 1` with X undefined)
-    values = set()
-    for unknown in ("0", "1"):
-        try:
-            values.add(bool(eval(e.replace("\0", unknown), {"__builtins__": {}}, {})))  # digits and operators only
-        except Exception:
-            return None
-    return values.pop() if len(values) == 1 else None
+        if k == LITERAL and options.translate_strings and text[toks.starts[i]] == '"' and not skip(i):
+            s, e = toks.starts[i] + 1, toks.ends[i] - 1
+            begin = text.find("cu", s, e)
+            while begin >= 0:
+                end = text.find(" ", min(begin + 4, e), e)
+                name = text[begin : end if end >= 0 else e]
+                d = decide(name)
+                if d is not None and d[0] == _RENAME and d[1] != name:
+                    edit(begin, begin + len(name), d[1], "api-text", f"{name} -> {d[1]} (in a string literal)")
+                    out.count("api")
+                if end < 0:
+                    break
+                begin = text.find("cu", end + 1, e)
+        elif k == COMMENT and options.translate_comments:
+            for m in _IDENT_IN_TEXT.finditer(text, toks.starts[i], toks.ends[i]):
+                d = decide(m.group())
+                if d is not None and d[0] == _RENAME and d[1] != m.group():
+                    edit(m.start(), m.end(), d[1], "api-text", f"{m.group()} -> {d[1]} (in a comment)")
+                    out.count("api")
 
 
 def translate(source: Source, options: TranslateOptions | None = None) -> Translation:

@@ -22,6 +22,27 @@ PREPROCESSOR_RENAMES: dict[str, str] = {
 CUDA_API_LEVEL = 12000
 VERSION_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION"})
 
+# --skip-excluded-preprocessor-conditional-blocks decides #if branches as hipify-clang's clang does: a
+# CUDA host-only pass (-x cuda --cuda-host-only, -std=c++14, 64-bit Linux) over the CUDA headers it
+# includes. The toolkit modelled is CUDA 12.6.1 with cuDNN 9, what HIPIFY at 014177bc is tested with
+# (its docs/hipify-clang.rst); library versions as that toolkit's headers encode them (cuBLAS 12.6.1,
+# cuSPARSE 12.5.3, cuRAND 10.3.7). Macros named in neither table and not defined by the file or -D
+# are unknown (engine/ppcond.py).
+PREPROCESSOR_DEFINED: dict[str, str | None] = {
+    "__CUDACC__": "1", "__CUDA__": "1", "__clang__": "1", "__cplusplus": "201402L", "__linux__": "1",
+    "__x86_64__": "1", "__LP64__": "1",
+    "CUDA_VERSION": "12060", "CUDART_VERSION": "12060", "__CUDART_API_VERSION": "12060",
+    "CUBLAS_VER_MAJOR": "12", "CUBLAS_VER_MINOR": "6", "CUBLAS_VER_PATCH": "1", "CUBLAS_VERSION": "120601",
+    "CUSPARSE_VER_MAJOR": "12", "CUSPARSE_VER_MINOR": "5", "CUSPARSE_VER_PATCH": "3", "CUSPARSE_VERSION": "12503",
+    "CURAND_VER_MAJOR": "10", "CURAND_VER_MINOR": "3", "CURAND_VER_PATCH": "7", "CURAND_VERSION": "10307",
+    "CUDNN_MAJOR": "9", "CUDNN_MINOR": "5", "CUDNN_PATCHLEVEL": "0", "CUDNN_VERSION": "90500",
+}
+PREPROCESSOR_UNDEFINED = frozenset({
+    "__CUDA_ARCH__", "__NVCC__", "__CUDACC_RTC__", "__HIP__", "__HIPCC__", "__HIP_DEVICE_COMPILE__",
+    "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__",
+    "_WIN32", "_WIN64", "_MSC_VER", "__APPLE__", "__CUDA_API_VERSION_INTERNAL",
+})
+
 # `__CUDA_ARCH__ >= N`: MI-series GPUs offer what compute capability <= 8.0 code paths need through
 # HIP's portable APIs (atomics, fp16/bf16, shuffles); Hopper/Blackwell paths (>= 9.0: wgmma, TMA,
 # clusters) do not exist on AMD, so those tests are false in device code too.
@@ -180,6 +201,19 @@ TYPE_HEADERS: dict[str, str] = {
 
 # The header every translated CUDA file needs (inserted once).
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
+# HIP headers that do not build unless hip_runtime.h comes first (HIP 5.2: hip_cooperative_groups.h
+# uses hip_runtime's declarations; hiprand_kernel.h its device functions): engine/includes.py keeps
+# them after it.
+NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h", "hiprand/hiprand_kernel.h"})
+# hipify-clang's header bookkeeping (HipifyAction::Exclude): the APIs whose main header is written
+# once, the hipRAND headers written once, and the rocRAND headers written once under --roc.
+MAIN_ONCE_APIS = frozenset({"API_BLAS", "API_DNN", "API_FFT", "API_COMPLEX", "API_SPARSE", "API_SOLVER"})
+RAND_KERNEL_HEADER = "hiprand/hiprand_kernel.h"
+RAND_ONCE_HIP = frozenset({"hiprand/hiprand.h", RAND_KERNEL_HEADER})
+RAND_ONCE_ROC = frozenset({"rocrand/rocrand_discrete.h", "rocrand/rocrand_mtgp32.h", "rocrand/rocrand_normal.h"})
+# APIs whose names and headers go to the ROC library (or MIOpen) with --roc / --miopen
+# (hipify-clang's Statistics::isToRoc).
+ROC_APIS = frozenset({"API_BLAS", "API_DNN", "API_SPARSE", "API_SOLVER", "API_RUNTIME", "API_COMPLEX", "API_RAND"})
 
 # File suffixes that nvcc treats as CUDA (it includes cuda_runtime.h implicitly).
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # System packages the tests use: Debian's hipcc (HIP 5.2, clang 15) to prove that translated
-# code compiles for gfx90a, and tmux for the end-to-end terminal test.
+# code compiles for gfx90a, tmux for the end-to-end terminal test, and LLVM's FileCheck (llvm-15-tools)
+# for the replay of AMD's hipify-clang unit tests (tests/conformance).
 set -euo pipefail
 need=()
 command -v hipcc >/dev/null 2>&1 || need+=(hipcc)
@@ -11,6 +12,7 @@ command -v git >/dev/null 2>&1 || need+=(git)
 for p in libhiprand-dev librocrand-dev libhipsparse-dev librocsparse-dev; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
+[ -x /usr/lib/llvm-15/bin/FileCheck ] || command -v FileCheck >/dev/null 2>&1 || need+=(llvm-15-tools)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
     echo "install-system-deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2

@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -43,7 +45,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
         args_list = ["open", *args_list]
     parser = build_parser()
+    # hipify-clang's `PATH... -- ARGS`: after the paths, what follows `--` is for clang (-D and -I are
+    # used, the rest is ignored). Without a path before it, `--` keeps its usual meaning (`-- -a.cu`).
+    clang_args: list[str] = []
+    if args_list[0] in ("convert", "scan") and "--" in args_list:
+        k = args_list.index("--")
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                parser.parse_args(args_list[:k])
+            args_list, clang_args = args_list[:k], args_list[k + 1 :]
+        except SystemExit:
+            pass
     args = parser.parse_args(args_list)
+    args.clang_args = clang_args
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -123,7 +123,6 @@ def test_reports_go_to_stderr_with_positions(tmp_path: Path, capsys: pytest.Capt
     (["convert", "{tmp}/a.cu", "--rocm", "seven"], "--rocm"),
     (["convert", "{tmp}/a.cu", "--no-backup", "-o", "{tmp}/o.cu"], "--no-backup"),
     (["convert", "{tmp}/a.cu", "-o", "{tmp}/a.cu"], "overwrite its input"),
-    (["convert", "{tmp}/a.cu", "--skip-inactive"], "needs at least one -D"),
 ])
 def test_user_errors_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
                                     message: str) -> None:
@@ -187,3 +186,24 @@ def test_real_process_exit_codes_and_stdout(tmp_path: Path) -> None:
     assert ok.returncode == 0 and ok.stdout.decode() == HIP
     bad = subprocess.run([*exe, "convert", str(tmp_path / "missing.cu")], capture_output=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.decode().startswith("hipport: ")
+
+
+def test_hipify_clang_options_and_clang_arguments(tmp_path: Path) -> None:
+    """hipify-clang's option set, and `-- ARGS` for clang: -D counts for the skipped #if branches, the
+    rest (-x cuda, -Xclang X, -ferror-limit=N, -v) is accepted and ignored."""
+    src = write(tmp_path / "a.cu", "#ifdef USE_X\nvoid a() { cudaDeviceReset(); }\n#else\n"
+                "void b() { cudaDeviceReset(); }\n#endif\n#if CUDA_VERSION < 12000\nvoid c() { cudaFree(0); }\n#endif\n"
+                'const char* s = "cudaFree failed";\n')
+    out = tmp_path / "o.cu"
+    rc = main(["convert", str(src), "-o", str(out), "--skip-excluded-preprocessor-conditional-blocks",
+               "--cuda-kernel-execution-syntax", "--use-hip-data-types", "--", "-x", "cuda", "-DUSE_X",
+               "-Xclang", "-fcuda-allow-variadic-functions", "-ferror-limit=500", "-v"])
+    assert rc == 0
+    text = out.read_text()
+    assert "void a() { hipDeviceReset(); }" in text and "void b() { cudaDeviceReset(); }" in text
+    assert "void c() { cudaFree(0); }" in text  # CUDA 12.6 headers: CUDA_VERSION < 12000 is false
+    assert '"hipFree failed"' in text
+    rc = main(["convert", str(src), "-o", str(out), "--default-preprocessor", "--amap", "--no-translate-strings"])
+    text = out.read_text()
+    assert rc == 0 and "void b() { hipDeviceReset(); }" in text and "void c() { hipFree(0); }" in text
+    assert '"cudaFree failed"' in text

@@ -26,21 +26,34 @@ def add_translate_options(p: argparse.ArgumentParser) -> None:
                    help="target ROCm release; names HIP added later are reported (default: 7.0)")
     g.add_argument("--hip-kernel-execution-syntax", "-hip-kernel-execution-syntax", dest="ggl",
                    action="store_true", help="rewrite <<<...>>> launches as hipLaunchKernelGGL(...)")
+    g.add_argument("--cuda-kernel-execution-syntax", "-cuda-kernel-execution-syntax", dest="cuda_syntax",
+                   action="store_true", help="keep <<<...>>> launches (the default; --hip-kernel-execution-syntax wins)")
     g.add_argument("--roc", "-roc", action="store_true",
                    help="use rocBLAS/rocSPARSE/rocRAND/rocSOLVER/MIOpen names instead of hip*")
+    g.add_argument("--miopen", "-miopen", action="store_true",
+                   help="use MIOpen names for cuDNN instead of hipDNN (with --roc: what --roc already does)")
     g.add_argument("--experimental", "-experimental", action="store_true",
                    help="also translate names HIP marks experimental")
+    g.add_argument("--use-hip-data-types", "-use-hip-data-types", dest="hip_data_types", action="store_true",
+                   help="use hipDataType instead of hipblasDatatype_t / rocblas_datatype")
     g.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                    help="include folder for the AST mode")
     g.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                    help="macro definition for the AST mode and --skip-excluded-preprocessor-conditional-blocks")
-    g.add_argument("--skip-excluded-preprocessor-conditional-blocks", "--skip-inactive", dest="skip_inactive",
-                   action="store_true", help="with -D: leave #if branches that are inactive untouched")
+    g.add_argument("--skip-excluded-preprocessor-conditional-blocks", "-skip-excluded-preprocessor-conditional-blocks",
+                   "--default-preprocessor", "-default-preprocessor", "--skip-inactive", dest="skip_inactive",
+                   action="store_true",
+                   help="leave #if branches that the preprocessor leaves inactive untouched (CUDA host pass, "
+                   "the CUDA headers' macros, -D definitions); conditions it cannot decide count as active")
+    g.add_argument("--amap", "-amap", action="store_true",
+                   help="hipify as much as possible: rename CUDA names in skipped #if branches too")
     g.add_argument("--translate-comments", action="store_true", help="also rename CUDA names in comments")
-    g.add_argument("--translate-strings", action="store_true", help="also rename CUDA names in string literals")
     g.add_argument("--shims", action="store_true",
                    help="define what the target HIP lacks where an exact one-line shim exists (mapping/shims.tsv: "
                         "umin/umax/..., hipHostAlloc(T**)); each one is reported")
+    g.add_argument("--translate-strings", action=argparse.BooleanOptionalAction, default=True,
+                   help="rename a string literal's space-separated words that are CUDA names, as hipify-clang "
+                   "does (default); --no-translate-strings keeps literals byte for byte")
     g.add_argument("--ast", choices=("auto", "on", "off"), default="auto",
                    help="libclang AST mode: auto (when a clang resource dir and CUDA headers exist), on, off")
     g.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
@@ -54,8 +67,10 @@ def translate_options(args: argparse.Namespace) -> Any:
         rocm = rocm_version(args.rocm)
     except ValueError as e:
         raise CliError(f"--rocm: {e}") from None
-    if args.skip_inactive and not args.defines:
-        raise CliError("--skip-excluded-preprocessor-conditional-blocks needs at least one -D definition")
+    defines, include_dirs = list(args.defines), list(args.include_dirs)
+    clang_defines, clang_includes = clang_arguments(getattr(args, "clang_args", None) or [])
+    defines += clang_defines
+    include_dirs += clang_includes
     if args.ast == "on":
         from hipport.engine import semantic
 
@@ -64,10 +79,36 @@ def translate_options(args: argparse.Namespace) -> Any:
             raise CliError(f"--ast on: AST mode unavailable: {why}")
     return TranslateOptions(
         rocm=rocm, launch_syntax="ggl" if args.ggl else "chevron", roc=args.roc, experimental=args.experimental,
-        include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), skip_inactive=args.skip_inactive,
+        include_dirs=tuple(include_dirs), defines=tuple(defines), skip_inactive=args.skip_inactive, amap=args.amap,
+        miopen=args.miopen, hip_data_types=args.hip_data_types,
         translate_comments=args.translate_comments, translate_strings=args.translate_strings, ast=args.ast,
         shims=getattr(args, "shims", False),
     )
+
+
+# clang options (after `--`) that take their value as the next word; others are one word
+_CLANG_VALUE_OPTIONS = frozenset({"-D", "-U", "-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros",
+                                  "-x", "-Xclang", "-o", "-MF", "-MT", "-MQ", "-target", "-arch", "-Xlinker"})
+
+
+def clang_arguments(words: list[str]) -> tuple[list[str], list[str]]:
+    """(-D definitions, -I folders) among the clang arguments hipify-clang takes after `--`; the rest
+    (-x cuda, -std=, -v, -ferror-limit=, -Xclang X, -W...) only tunes a compiler hipport does not run."""
+    defines: list[str] = []
+    includes: list[str] = []
+    k = 0
+    while k < len(words):
+        w = words[k]
+        value = None
+        if w in _CLANG_VALUE_OPTIONS:
+            value = words[k + 1] if k + 1 < len(words) else ""
+            k += 1
+        if w == "-D" or (w.startswith("-D") and len(w) > 2):
+            defines.append(value if value is not None else w[2:])
+        elif w in ("-I", "-isystem") or (w.startswith("-I") and len(w) > 2):
+            includes.append(value if value is not None else w[2:])
+        k += 1
+    return defines, includes
 
 
 def register(subparsers: Any) -> None:

@@ -11,8 +11,8 @@ A build file that already builds HIP (a dual CUDA/HIP Makefile like the bundled 
 it is, in any mode.
 
 Variables passed to make (only those the Makefile declares, so nothing is guessed):
-    HIP=1 / HIP=0, the arch variable (OFFLOAD_ARCH, HIP_ARCH, GPU_TARGETS, AMDGPU_TARGETS; CUDA_ARCH,
-    ARCH, SM for the baseline), NO_BLAS=1, BUILD=build/cuda (the baseline's own folder), EXTRA_FLAGS
+    HIP=1 / HIP=0, the arch variable (the one `--offload-arch=$(X)` / `-arch=$(X)` reads, else OFFLOAD_ARCH,
+    HIP_ARCH, GPU_TARGETS, AMDGPU_TARGETS; CUDA_ARCH, ARCH, SM for the baseline), NO_BLAS=1, BUILD=build/cuda (the baseline's own folder), EXTRA_FLAGS
     and ARGS. Extra hipcc flags for a Makefile without EXTRA_FLAGS go through hipcc's
     HIPCC_COMPILE_FLAGS_APPEND. make runs with -B (always rebuild): the CUDA baseline and the port
     may build the same object and program names in the same folder.
@@ -112,7 +112,9 @@ def make_vars(text: str, *, hip: bool, arch: str | None, no_blas: bool, extra: l
     out: list[str] = []
     if declares(text, "HIP"):
         out.append("HIP=1" if hip else "HIP=0")
-    for var in HIP_ARCH_VARS if hip else CUDA_ARCH_VARS:
+    used = re.search(r"(?:--offload-arch=|-arch[= ])\$[({](\w+)[)}]", text)  # the variable the flag reads
+    candidates = ([used.group(1)] if used else []) + list(HIP_ARCH_VARS if hip else CUDA_ARCH_VARS)
+    for var in candidates:
         if arch and declares(text, var):
             out.append(f"{var}={arch}")
             break

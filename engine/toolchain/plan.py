@@ -429,7 +429,8 @@ def _plan_hip(
         mvars = make_vars(text, hip=True, arch=None if nvidia else target_arch, no_blas=no_blas, extra=extra, args=args)
         if extra and not declares(text, "EXTRA_FLAGS"):
             env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([env.get("HIPCC_COMPILE_FLAGS_APPEND", ""), *extra]).strip()
-        if not nvidia and not any(v.split("=")[0] in HIP_ARCH_VARS for v in mvars):
+        if not nvidia and not any(v.split("=")[0] in (*HIP_ARCH_VARS, "ARCH") or v.startswith(f"{v.split('=')[0]}=gfx")
+                                  for v in mvars):
             notes.append(f"the Makefile declares no arch variable ({', '.join(HIP_ARCH_VARS)}): it builds for the "
                          "offload arch it names itself")
         mvars += _as_list(cfg.get("make_args"))

@@ -118,3 +118,19 @@ def test_the_hecbench_port_builds_with_its_ported_makefile_and_gitignore_is_prop
 def test_ignore_proposal_collapses_folders() -> None:
     assert ignore_proposal({"a.cu"}, {"a.cu", "build/x.o", "build/app", "out.txt"}) == ["/build/", "/out.txt"]
     assert ignore_proposal(None, {"x"}) == []
+
+
+def test_hipport_converts_makefile_and_the_run_builds_that_port(tmp_path: Path) -> None:
+    """End to end with engine/buildsys: `hipport convert --suffix main.cu Makefile` writes main.hip and
+    Makefile_hip (keeping HeCBench's ARCH variable, now read by --offload-arch); the plan runs Makefile_hip
+    and sets the variable that --offload-arch reads."""
+    root = hecbench(tmp_path, "adam-cuda")
+    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "convert", "-q", "--suffix", "main.cu", "Makefile"],
+                       cwd=root, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "--offload-arch=$(ARCH)" in (root / "Makefile_hip").read_text()
+    rp = plan(root, detection=Detection(amd_gpus=(MI300X,), rocm=DEBIAN), env={}, settings=Config(), arch="gfx90a")
+    assert rp.steps[0].argv == ["make", "-f", "Makefile_hip", "-B", "ARCH=gfx90a"]
+    nv = plan(root, detection=Detection(nvidia_gpus=(Gpu("nvidia", 0, "NVIDIA H200", "sm_90"),)), env={},
+              settings=Config(), platform="nvidia")
+    assert nv.steps[0].argv == ["make", "-f", "Makefile_hip", "-B"]  # no gfx arch for nvcc: hipcc picks sm_90

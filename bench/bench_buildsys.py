@@ -7,10 +7,15 @@
 2. Build (--build N, default 0 = skip): an evenly spaced sample of N benchmarks is ported whole
    (`hipport convert --in-place --arch <arch>`: sources AND Makefile, in a temporary copy of the tree
    where the other benchmarks are linked, so `../x` paths resolve), then `make ROCM_PATH=/usr` with
-   Debian's hipcc (HIP_PLATFORM=amd). Each failure is classified by its first error:
-     build-script  hipcc/clang rejected a flag, a library or file was not found by the linker,
-                   make had no rule: the ported Makefile's fault
+   Debian's hipcc (HIP_PLATFORM=amd). The human port beside it (<name>-hip, HeCBench's own) is built the
+   same way as the baseline (its Makefiles name no arch: HIPCC_COMPILE_FLAGS_APPEND=--offload-arch=<arch>).
+   Each failure is classified by its first error:
+     build-script  hipcc/clang rejected a flag, the linker did not find a library Debian has, make had
+                   no rule for a file of the benchmark: the ported Makefile's fault
      source        a compile error in a source file (the source translation's, or HIP 5.2's, limit)
+     platform      a HIP library Debian 12 does not package (hipBLAS, hipCUB, hipFFT, rocPRIM, ...)
+     corpus        a file outside the benchmark that this HeCBench copy lacks (../x-sycl/...)
+     not-nvcc      the Makefile builds no CUDA (Python/PyTorch benchmarks, nvc++)
      other         anything else (timeouts included)
    Results are cached per benchmark under .devout/bench_buildsys/ (keyed by the Makefile's and the
    engine's rules' hash) so a re-run only builds what changed.
@@ -41,6 +46,12 @@ HELD_OUT = {"attention", "bitpermute", "bm3d", "bmf", "btree", "cc", "collision"
 _SCRIPT_ERR = re.compile(r"clang(?:\+\+)?(?:-\d+)?: error: (?:unknown argument|unsupported option|no such file)|"
                          r"ld(?:\.lld)?: (?:error: )?cannot find -l|No rule to make target|command not found|"
                          r"hipcc: .*not found|invalid target ID|unknown target CPU", re.I)
+_PLATFORM = re.compile(r"fatal error: '(?:hipblas|hipblaslt|hipcub|hipfft|hipsolver|rocblas|rocprim|rocthrust|"
+                       r"rocfft|rocsolver|miopen|rccl|roctracer|thrust|hipblas/hipblas|hipfft/hipfft|hipsolver/hipsolver)"
+                       r"[^']*' file not found|cannot find -l(?:hipblas|hipblaslt|hipfft|hipsolver|rocblas|rocfft|rocsolver|"
+                       r"MIOpen|rccl|roctx64)\b")
+_CORPUS = re.compile(r"No rule to make target '\.\./[^']*-sycl/|No rule to make target '\.\./\.\./|"
+                     r"fatal error: '\.\./[^']*-sycl/")
 _SOURCE_ERR = re.compile(r"^[^\s:]+\.(?:cu|cuh|h|hpp|cpp|c|cc|hip|inl):\d+:\d+: (?:fatal )?error:", re.M)
 
 
@@ -76,48 +87,73 @@ def _key(mk: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def build_one(name: str, src: Path, arch: str, cache: Path, timeout: int) -> dict[str, str]:
-    mk = src / name / "Makefile"
-    key = _key(mk)
-    cached = cache / f"{name}.json"
+def classify(out: str) -> tuple[str, str]:
+    """(status, first relevant line) of a failed build's output."""
+    def line_at(pos: int) -> str:
+        return out[out.rfind("\n", 0, pos) + 1: out.find("\n", pos) if out.find("\n", pos) >= 0 else len(out)]
+    found = []
+    for status, rx in (("platform", _PLATFORM), ("corpus", _CORPUS), ("build-script", _SCRIPT_ERR),
+                       ("source", _SOURCE_ERR)):
+        m = rx.search(out)
+        if m:
+            found.append((m.start(), status, line_at(m.start())))
+    if not found:
+        return "other", out.strip()[-300:]
+    _, status, line = min(found)
+    return status, line[-300:]
+
+
+def _uses_nvcc(mk: Path) -> bool:
+    from hipport.engine.buildsys import translate_build_file
+
+    tr = translate_build_file(mk, mk.read_text(encoding="utf-8", errors="replace"))
+    return tr.stats.get("compiler", 0) > 0
+
+
+def build_one(name: str, src: Path, arch: str, cache: Path, timeout: int, human: bool) -> dict[str, str]:
+    """Port <name> (a *-cuda folder) and build it; with `human`, build <name without -cuda>-hip instead."""
+    target = name[: -len("-cuda")] + "-hip" if human else name
+    mk = src / target / "Makefile"
+    if not mk.is_file():
+        return {"name": target, "status": "other", "detail": "no Makefile"}
+    key = hashlib.sha256(mk.read_bytes()).hexdigest()[:16] + "-human" if human else _key(mk)
+    cached = cache / f"{target}.json"
     if cached.is_file():
         data = json.loads(cached.read_text())
         if data.get("key") == key:
             return data  # type: ignore[no-any-return]
-    with tempfile.TemporaryDirectory(prefix="bs-") as tmp:
-        tree = Path(tmp) / "src"
-        tree.mkdir()
-        for d in src.iterdir():
-            if d.name != name:
-                (tree / d.name).symlink_to(d)
-        work = tree / name
-        shutil.copytree(src / name, work, symlinks=True)
-        env = dict(os.environ, HIP_PLATFORM="amd")
-        conv = subprocess.run([HIPPORT, "convert", str(work), "--in-place", "--no-backup", "-q", "--arch", arch],
-                              capture_output=True, text=True, env=env, timeout=timeout)
-        result = {"key": key, "name": name}
-        if conv.returncode != 0:
-            result.update(status="other", detail=("convert: " + conv.stderr.strip())[-400:])
-        else:
-            try:
-                mkp = subprocess.run(["nice", "-n", "15", "make", "-C", str(work), "ROCM_PATH=/usr"],
-                                     capture_output=True, text=True, env=env, timeout=timeout)
-                out = mkp.stdout + mkp.stderr
-                if mkp.returncode == 0:
-                    result.update(status="built", detail="")
-                else:
-                    m = _SCRIPT_ERR.search(out)
-                    s = _SOURCE_ERR.search(out)
-                    if s and (not m or s.start() < m.start()):
-                        line = out[s.start(): out.find("\n", s.start())]
-                        result.update(status="source", detail=line[-400:])
-                    elif m:
-                        line = out[out.rfind("\n", 0, m.start()) + 1: out.find("\n", m.start())]
-                        result.update(status="build-script", detail=line[-400:])
+    result = {"key": key, "name": target}
+    if not human and not _uses_nvcc(mk):
+        result.update(status="not-nvcc", detail="the Makefile runs no nvcc")
+    else:
+        with tempfile.TemporaryDirectory(prefix="bs-") as tmp:
+            tree = Path(tmp) / "src"
+            tree.mkdir()
+            for d in src.iterdir():
+                if d.name != target:
+                    (tree / d.name).symlink_to(d)
+            work = tree / target
+            shutil.copytree(src / target, work, symlinks=True)
+            env = dict(os.environ, HIP_PLATFORM="amd")
+            if human:
+                env["HIPCC_COMPILE_FLAGS_APPEND"] = f"--offload-arch={arch}"
+                conv = None
+            else:
+                conv = subprocess.run([HIPPORT, "convert", str(work), "--in-place", "--no-backup", "-q",
+                                       "--arch", arch], capture_output=True, text=True, env=env, timeout=timeout)
+            if conv is not None and conv.returncode != 0:
+                result.update(status="other", detail=("convert: " + conv.stderr.strip())[-300:])
+            else:
+                try:
+                    mkp = subprocess.run(["nice", "-n", "15", "make", "-C", str(work), "ROCM_PATH=/usr"],
+                                         capture_output=True, text=True, env=env, timeout=timeout)
+                    if mkp.returncode == 0:
+                        result.update(status="built", detail="")
                     else:
-                        result.update(status="other", detail=out.strip()[-400:])
-            except subprocess.TimeoutExpired:
-                result.update(status="other", detail=f"timeout after {timeout}s")
+                        status, detail = classify(mkp.stdout + mkp.stderr)
+                        result.update(status=status, detail=detail)
+                except subprocess.TimeoutExpired:
+                    result.update(status="other", detail=f"timeout after {timeout}s")
     cache.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(result))
     return result
@@ -151,15 +187,27 @@ def main() -> int:
     step = max(1, len(names) // args.build)
     sample = names[::step][: args.build]
     cache = ROOT / ".devout" / "bench_buildsys"
-    results: list[dict[str, str]] = []
+    ours: list[dict[str, str]] = []
+    theirs: list[dict[str, str]] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for r in pool.map(lambda nm: build_one(nm, src, args.arch, cache, args.timeout), sample):
-            results.append(r)
-            print(f"  {r['name']:<28} {r['status']:<13} {r['detail'][:150]}", flush=True)
-    by = collections.Counter(r["status"] for r in results)
-    print(f"build sample: {len(results)} benchmarks (every {step}th of {len(names)}), hipcc --offload-arch={args.arch}")
-    for status in ("built", "build-script", "source", "other"):
-        print(f"  {status:<13} {by.get(status, 0)}")
+        for r, h in zip(pool.map(lambda nm: build_one(nm, src, args.arch, cache, args.timeout, False), sample),
+                        pool.map(lambda nm: build_one(nm, src, args.arch, cache, args.timeout, True), sample),
+                        strict=True):
+            ours.append(r)
+            theirs.append(h)
+            print(f"  {r['name']:<28} port: {r['status']:<12} human -hip: {h['status']:<12} {r['detail'][:110]}",
+                  flush=True)
+    print(f"build sample: {len(ours)} benchmarks (every {step}th of {len(names)}), Debian hipcc 5.2, "
+          f"--offload-arch={args.arch}, HeCBench 49175104c")
+    print(f"  {'status':<13} {'hipport port':>12} {'human -hip':>11}")
+    for status in ("built", "build-script", "source", "platform", "corpus", "not-nvcc", "other"):
+        a = sum(r["status"] == status for r in ours)
+        b = sum(h["status"] == status for h in theirs)
+        print(f"  {status:<13} {a:>12} {b:>11}")
+    both = [(r, h) for r, h in zip(ours, theirs, strict=True) if h["status"] == "built"]
+    print(f"  where the human port builds here ({len(both)}): hipport's port builds in "
+          f"{sum(r['status'] == 'built' for r, _ in both)}; its failures: "
+          f"{dict(collections.Counter(r['status'] for r, _ in both if r['status'] != 'built'))}")
     return 0
 
 

@@ -23,12 +23,6 @@ from ..model import ReportKind
 from .cmake_lex import Arg, Command, commands
 from .flags import FlagTranslator, Word, unquote
 
-_FLAG_COMMANDS = frozenset({
-    "target_compile_options", "add_compile_options", "target_link_options", "add_link_options",
-    "target_link_libraries", "link_libraries", "set", "string", "list", "set_target_properties",
-    "set_property", "set_source_files_properties", "add_definitions", "separate_arguments",
-    "cuda_add_executable", "cuda_add_library",
-})
 _SOURCE_COMMANDS = frozenset({"add_executable", "add_library", "target_sources", "set", "list",
                               "cuda_add_executable", "cuda_add_library"})
 _SKIP_COMMANDS = frozenset({"message", "option"})
@@ -36,7 +30,15 @@ _GENEX = re.compile(r"\$<(COMPILE_LANGUAGE|LINK_LANGUAGE|COMPILE_LANG_AND_ID|LIN
                     r"(?:CUDA(,NVIDIA|,HIP)?|HIP,CUDA)(?=[>:])")
 _CUDA_NAME = re.compile(r"\b(?:CMAKE_CUDA_[A-Za-z0-9_]+|CUDA_[A-Za-z0-9_]+|CUDAToolkit_[A-Za-z0-9_]+|"
                         r"CUDA::[A-Za-z0-9_]+|CUDAToolkit)\b")
-_FLAG_IN_ARG = re.compile(r"(?<![\w$<-])-{1,2}[A-Za-z][^\s;>\"']*")
+_OPTION_COMMANDS = frozenset({"target_compile_options", "add_compile_options", "target_link_options",
+                              "add_link_options", "target_link_libraries", "link_libraries", "add_definitions",
+                              "cuda_add_executable", "cuda_add_library"})
+_LIST_VERBS = frozenset({"APPEND", "PREPEND", "INSERT", "REMOVE_ITEM", "REPLACE", "REGEX", "SEPARATE_ARGUMENTS",
+                         "UNIX_COMMAND", "NATIVE_COMMAND", "WINDOWS_COMMAND"})
+_FLAG_PROPERTIES = frozenset({"COMPILE_OPTIONS", "COMPILE_FLAGS", "LINK_OPTIONS", "LINK_FLAGS",
+                              "INTERFACE_COMPILE_OPTIONS", "INTERFACE_LINK_OPTIONS", "STATIC_LIBRARY_OPTIONS"})
+_OTHER_LANGUAGE = re.compile(r"(?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID):(?:CXX|C|Fortran|OBJC|OBJCXX|ASM)\b")
+_GENEX_WORD = re.compile(r"(?<=[:\s,])(?:[^\s;<>\":$,]|\$\{[^}]*\}|,(?=\S*=))+")
 _PIECE = re.compile(r"\$<(?:[^<>]|<[^<>]*>)*>|[^\s;\"]+")
 _CU_SOURCE = re.compile(r"\.cu$")
 _END_OF_VALUES = frozenset({"CACHE", "PARENT_SCOPE", "PROPERTIES", "PROPERTY", "APPEND", "APPEND_STRING"})
@@ -52,6 +54,7 @@ class _CMake:
         self.covered: list[tuple[int, int]] = []  # spans edited or deliberately handled
         self.packages: list[str] = []             # find_package(<lib>) the file needs
         self.found: set[str] = set()              # packages the file already finds
+        self.defined: set[str] = set()            # variables the file sets itself
 
     # ------------------------------------------------------------------------------------ helpers
 
@@ -89,6 +92,14 @@ class _CMake:
         for cmd in self.cmds:
             if cmd.lname == "find_package" and cmd.args:
                 self.found.add(cmd.args[0].value)
+            # the project's own variables (set/option/foreach/function arguments): not CUDA names to map
+            if cmd.lname in ("set", "option", "foreach", "list", "string", "math", "file") and cmd.args:
+                k = 1 if cmd.lname in ("list", "string", "math", "file") else 0
+                if len(cmd.args) > k:
+                    self.defined.add(cmd.args[-1].value if cmd.lname in ("string", "math") and
+                                     cmd.args[0].value in ("REPLACE", "REGEX", "EXPR") else cmd.args[k].value)
+            if cmd.lname in ("function", "macro"):
+                self.defined.update(a.value for a in cmd.args[1:])
         toolkit_cmd: Command | None = None
         first_user: Command | None = None
         for cmd in self.cmds:
@@ -112,8 +123,7 @@ class _CMake:
             if len(self.packages) > before and first_user is None:
                 first_user = cmd
             self.properties(cmd)
-            if name in _FLAG_COMMANDS:
-                self.flags(cmd)
+            self.flags(cmd)
             if name in _SOURCE_COMMANDS or name == "file":
                 self.sources(cmd)
             self.unknown(cmd)
@@ -124,13 +134,18 @@ class _CMake:
     def language_args(self, cmd: Command, skip_first: bool) -> bool:
         """CUDA -> HIP in a project()/enable_language() argument list; True when one was there."""
         hit = False
+        # hip-config.cmake (find_package(hip), hip::host) reads the C++ compiler's id: a project
+        # without CXX gets it beside HIP
+        has_cxx = cmd.lname != "project" or any(a.value == "CXX" for a in cmd.args[1:])
         for k, a in enumerate(cmd.args):
             if skip_first and k == 0:
                 continue
             if a.value == "CUDA":
                 hit = True
-                self.edit(a.value_start, a.value_start + 4, self.cm["language"], "cmake",
-                          "the CUDA language -> HIP (CMake >= 3.21)")
+                new = self.cm["language"] if has_cxx else "CXX " + self.cm["language"]
+                self.edit(a.value_start, a.value_start + 4, new, "cmake",
+                          "the CUDA language -> HIP (CMake >= 3.21)" + ("" if has_cxx else
+                          "; CXX added: hip-config.cmake needs the C++ compiler"))
         return hit
 
     def minimum_version(self, cmd: Command) -> None:
@@ -257,10 +272,20 @@ class _CMake:
         vals: list[Arg] = []
         props = cmd.lname == "set_target_properties" or (cmd.lname == "set_property")
         for a in cmd.args[k + 1:]:
-            if a.value in _END_OF_VALUES or (props and vals and cmd.lname == "set_target_properties"):
+            if a.value in _END_OF_VALUES or a.text in ("(", ")") or (
+                    props and vals and cmd.lname == "set_target_properties"):
                 break
             vals.append(a)
         if cmd.lname in ("if", "elseif", "while", "list", "string", "unset") or not vals:
+            return
+        if len(vals) == 1 and vals[0].value.upper() in ("OFF", "FALSE", "0", "NO"):
+            return  # no architecture flags at all: the same for HIP
+        refs = {m.group(1) for a in vals for m in re.finditer(r"\$\{(\w+)\}", a.text)}
+        if refs and refs <= set(self.cm["architectures"]):  # ${CMAKE_CUDA_ARCHITECTURES}: renamed below
+            for a in vals:
+                for m in re.finditer(r"\$\{(\w+)\}", a.text):
+                    new_name = self.cm["architectures"][m.group(1)]
+                    self.edit(a.start + m.start(1), a.start + m.end(1), new_name, "arch", f"{m.group(1)} -> {new_name}")
             return
         if any("$" in a.text for a in vals):
             self.report(ReportKind.MANUAL, name, vals[0].start, vals[-1].end,
@@ -304,7 +329,11 @@ class _CMake:
         self.insert_after(cmd, lines, note)
 
     def flags(self, cmd: Command) -> None:
-        """nvcc flags in the arguments (also inside quoted strings and generator expressions)."""
+        """nvcc flags in compile/link options and flag variables (also inside quoted strings and
+        generator expressions; a generator expression scoped to another language, e.g.
+        $<$<COMPILE_LANGUAGE:CXX>:...>, holds host-compiler flags and is left alone)."""
+        if not self._flag_context(cmd):
+            return
         self.ft.new_line()
         pieces: list[Word] = []
         for a in cmd.args:
@@ -312,13 +341,18 @@ class _CMake:
                 continue
             for m in _PIECE.finditer(a.text):
                 piece = m.group()
-                if piece.startswith("$<"):  # $<$<COMPILE_LANGUAGE:HIP>:-O3 -g>: the flags inside
-                    for f in _FLAG_IN_ARG.finditer(piece):
+                if piece.startswith("$<"):
+                    if _OTHER_LANGUAGE.search(piece):
+                        continue
+                    for f in _GENEX_WORD.finditer(piece):
                         s = a.start + m.start() + f.start()
                         pieces.append(Word(s, s + len(f.group()), f.group()))
                     continue
+                if "<" not in piece:  # `--flag>`: the end of a generator expression split by a blank
+                    piece = piece.rstrip(">")
                 s = a.start + m.start()
-                pieces.append(Word(s, s + len(piece), piece))
+                if piece:
+                    pieces.append(Word(s, s + len(piece), piece))
         words: list[Word] = []
         take_next = False
         for w in pieces:
@@ -335,6 +369,21 @@ class _CMake:
         self.ft.words(words, check_unknown=True)
         for e in self.ft.edits[before:]:
             self.covered.append((e.start, e.end))
+
+    def _flag_context(self, cmd: Command) -> bool:
+        """Commands whose arguments are compiler/linker flags; set/string/list only for a *FLAGS*/
+        *OPTIONS* variable, properties only for their flag properties."""
+        name = cmd.lname
+        if name in _OPTION_COMMANDS:
+            return True
+        if name in ("set", "string", "list", "separate_arguments"):
+            var = next((a.value for a in cmd.args if a.value not in _LIST_VERBS), "")
+            # compiler/linker flag variables, not e.g. MPIRUN_EXTRA_FLAGS
+            return bool(re.search(r"FLAGS|OPTIONS|OPTS", var)) and bool(
+                re.search(r"^CMAKE_|NVCC|CUDA|HIP|GPU|DEVICE|CXX|CFLAGS|COMPILE|LINK|LD", var))
+        if name in ("set_target_properties", "set_property", "set_source_files_properties"):
+            return any(a.value in _FLAG_PROPERTIES for a in cmd.args)
+        return False
 
     def sources(self, cmd: Command) -> None:
         if cmd.lname == "file":
@@ -367,7 +416,11 @@ class _CMake:
                 continue
             for m in _CUDA_NAME.finditer(a.text):
                 s, e = a.start + m.start(), a.start + m.end()
-                if self._covered(s, e):
+                if self._covered(s, e) or m.group() in self.defined:
+                    continue
+                note = self.cm["unsupported"].get(m.group())
+                if note:
+                    self.report(ReportKind.MANUAL, m.group(), s, e, f"{m.group()}: {note}")
                     continue
                 self.report(ReportKind.UNKNOWN, m.group(), s, e,
                             f"{m.group()}: a CUDA CMake name with no HIP counterpart in hipport's table")

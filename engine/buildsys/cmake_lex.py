@@ -165,6 +165,7 @@ def _arguments(text: str, i: int) -> tuple[list[Arg], int]:
                 j = _quoted_end(text, j)
                 continue
             j += 1
+        j = min(j, n)  # a backslash at the very end
         args.append(Arg(i, j, text[i:j], "unquoted"))
         i = j
     return args, n

@@ -175,6 +175,10 @@ class FlagTranslator:
 
     def compiler(self, w: Word) -> bool:
         """nvcc (or a path to it) -> hipcc; NVIDIA HPC compilers reported. True when `w` was one."""
+        if "$(shell" in w.text and re.search(r"\bnvcc\b", w.text):  # $(shell dirname $$(command -v nvcc))
+            new = self.rewrite_paths(re.sub(r"\bnvcc\b", "hipcc", w.text))
+            self._edit(w.start, w.end, new, "compiler", "nvcc -> hipcc")
+            return True
         base = w.text.rsplit("/", 1)[-1]
         hip = self.r.compilers.get(base)
         if hip is not None:
@@ -285,6 +289,8 @@ class FlagTranslator:
 
     def _arch(self, value: str) -> str:
         """The replacement of one arch flag: the offload list once per command line."""
+        if not self.make_syntax:  # CMake: HIP_ARCHITECTURES / CMAKE_HIP_ARCHITECTURES give the targets
+            return ""
         names = {m.group(1) for m in _VAR_REF.finditer(value)}
         if len(names) == 1 and not arch_numbers(value):  # -arch=$(ARCH), -arch=sm_$(SM), -gencode ...$(SM)
             var = names.pop()

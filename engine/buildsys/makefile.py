@@ -25,6 +25,7 @@ _DIRECTIVE = re.compile(r"[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif|include|-inc
 _KEYWORDS = frozenset({"define", "endef", "export", "unexport", "override", "private", "include", "vpath",
                        "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif"})
 _REF = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)")
+_C_SOURCE = re.compile(r"^[^-$%\s]\S*\.c$")  # a C source named on an nvcc line
 _CONT = re.compile(r"(\\+)\r?$")
 
 
@@ -154,7 +155,8 @@ def translate_makefile(text: str, ft: FlagTranslator) -> None:
             ft.edits.append(_rename_edit(name_at, ln.assign, r.hip_variable))
             ft.stats["path"] = ft.stats.get("path", 0) + 1
             for w in value_words(ln):
-                ft.path_edit(w)
+                if not ft.compiler(w):
+                    ft.path_edit(w)
             continue
         if ln.assign and (ln.assign not in context or _arch_like(value_words(ln))):
             later.append(ln)  # after every command line: an arch flag may name this variable
@@ -163,6 +165,11 @@ def translate_makefile(text: str, ft: FlagTranslator) -> None:
             ft.new_line()
             ws = value_words(ln) if ln.assign else split_words(text, ln.start, ln.end)
             ft.words(ws)
+            if ln.recipe and any(_C_SOURCE.search(w.text) for w in ws):
+                first = _first_command_word(ws)
+                if first is not None:
+                    ft._edit(first.end, first.end, " " + r.c_source_flag, "flag",
+                             "C sources include the HIP headers only with the platform macro")
             continue
         for w in split_words(text, ln.start, ln.end):
             if ln.recipe:

@@ -60,6 +60,7 @@ class Rules:
     compilers: dict[str, str]
     report_compilers: frozenset[str]
     report_compiler_note: str
+    c_source_flag: str
     tools: dict[str, str]
     cmake: dict[str, Any]
 
@@ -101,9 +102,10 @@ def rules() -> Rules:
         hip_prefix=paths["hip_prefix"],
         cuda_libdir=paths["cuda_libdir"],
         hip_libdir=paths["hip_libdir"],
-        compilers={k: v for k, v in comp.items() if isinstance(v, str) and k != "report_note"},
+        compilers={k: v for k, v in comp.items() if isinstance(v, str) and k not in ("report_note", "c_source_flag")},
         report_compilers=frozenset(comp["report"]),
         report_compiler_note=comp["report_note"],
+        c_source_flag=comp["c_source_flag"],
         tools=dict(data["tools"]),
         cmake=dict(data["cmake"]),
     )

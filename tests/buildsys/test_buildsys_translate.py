@@ -156,6 +156,39 @@ def test_continuation_lines_and_crlf_keep_their_bytes() -> None:
     assert out == "NVCC = hipcc\r\nF = -O3 \\\r\n    --offload-arch=gfx90a \\\r\n\r\nall:\r\n\t$(NVCC) $(F) a.cu\r\n"
 
 
+def test_c_sources_and_toolkit_found_through_the_shell() -> None:
+    """CUDALibrarySamples' shape: the toolkit located from nvcc's path, a C source compiled by nvcc."""
+    text = ("CUDA_TOOLKIT := $(shell dirname $$(command -v nvcc))/..\nINC := -I$(CUDA_TOOLKIT)/include\n"
+            "LIBS := -lcusparse\nall: ex\nex: ex.c\n\tnvcc $(INC) ex.c -o ex $(LIBS)\n")
+    out, reports = port("Makefile", text)
+    assert out == ("ROCM_PATH := $(shell dirname $$(command -v hipcc))/..\nINC := -I$(ROCM_PATH)/include\n"
+                   "LIBS := -lhipsparse\nall: ex\nex: ex.c\n\thipcc -D__HIP_PLATFORM_AMD__ $(INC) ex.c -o ex $(LIBS)\n")
+    assert reports == []
+
+
+def test_cmake_flag_contexts_and_project_variables() -> None:
+    text = ("project(p LANGUAGES C CUDA)\n"
+            "set(MPIRUN_EXTRA_FLAGS \"--allow-run-as-root\")\n"
+            "set(CUDA_ARCH_LIST 70 80)\n"
+            "foreach(CUDA_ARCH ${CUDA_ARCH_LIST})\n"
+            "  target_compile_options(t PRIVATE \"$<$<COMPILE_LANGUAGE:CUDA>:SHELL:--generate-code arch=compute_${CUDA_ARCH},code=sm_${CUDA_ARCH}>\")\n"
+            "endforeach()\n"
+            "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CXX>:--diag_suppress177> $<$<COMPILE_LANGUAGE:CUDA>:-Xcudafe --display_error_number>)\n"
+            "set_property(TARGET t PROPERTY CUDA_ARCHITECTURES OFF)\n"
+            "set_target_properties(u PROPERTIES CUDA_ARCHITECTURES ${CMAKE_CUDA_ARCHITECTURES})\n"
+            "if(CUDAToolkit_VERSION_MAJOR GREATER 11)\nendif()\n")
+    out, reports = port("CMakeLists.txt", text)
+    lines = out.splitlines()
+    assert lines[1] == 'project(p LANGUAGES C CXX HIP)'  # hip-config.cmake needs the C++ compiler
+    assert lines[2] == 'set(MPIRUN_EXTRA_FLAGS "--allow-run-as-root")'  # not compiler flags
+    assert lines[5] == '  target_compile_options(t PRIVATE "$<$<COMPILE_LANGUAGE:HIP>:SHELL:>")'  # archs: HIP_ARCHITECTURES
+    assert "$<$<COMPILE_LANGUAGE:CXX>:--diag_suppress177>" in lines[7]  # host compiler's flags stay
+    assert "$<$<COMPILE_LANGUAGE:HIP>:>" in lines[7]  # -Xcudafe and its value: no hipcc meaning
+    assert lines[8] == "set_property(TARGET t PROPERTY HIP_ARCHITECTURES OFF)"
+    assert lines[9] == "set_target_properties(u PROPERTIES HIP_ARCHITECTURES ${CMAKE_HIP_ARCHITECTURES})"
+    assert reports == [("manual", 10, "CUDAToolkit_VERSION_MAJOR")]  # CUDA_ARCH(_LIST): the project's own
+
+
 CMAKE = """\
 cmake_minimum_required(VERSION 3.18)
 project(app VERSION 1.0 LANGUAGES CXX CUDA)

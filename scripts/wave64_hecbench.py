@@ -7,6 +7,7 @@
     wave64_hecbench.py judge NAME NATIVE_LOG NATIVE_RC LOG RC
                                                    prints PASS or FAIL <why> for one run
     wave64_hecbench.py table WORKDIR               the TSV table from the per-run verdict files
+    wave64_hecbench.py markdown TSV                that table for docs/warp.md (short verdicts, totals)
 
 The benchmark list is scripts/wave64_hecbench.list (data). Only the standard library is used in
 `judge` and `table`, so they run on the device machine's plain python3.
@@ -25,7 +26,7 @@ LIST = HERE / "wave64_hecbench.list"
 HECBENCH_COMMIT = "49175104c"
 VARIANTS = ("plain", "wave64", "portable")
 COLUMNS = ("native", "plain", "wave64", "portable", "portable-native")
-FAIL_RE = re.compile(r"FAIL|Mismatch|mismatch|Check failed|W64-ERROR")
+FAIL_RE = re.compile(r"FAIL|Mismatch|mismatch|Check failed|\bfailed\b|W64-ERROR")
 TIMING_RE = re.compile(
     r"time|Time|TIME|\bms\b|\(s\)|\bsec|\bus\b|GB/s|GFLOP|throughput|Throughput|bandwidth|Bandwidth|"
     r"elapsed|Elapsed|[0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -33,9 +34,24 @@ TIMING_RE = re.compile(
 NUM_RE = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)", re.IGNORECASE)
 # Harness workarounds applied to the flattened oracle units only (never to hipport's outputs), each a
 # gap outside the warp analysis that would stop a port from compiling before any warp code runs:
-#   cuda_bf16.h  hipport renames __nv_bfloat16 to hip_bfloat16 but leaves `#include <cuda_bf16.h>`
-#                (HIP has <hip/hip_bf16.h>); the unit includes the HIP header instead.
-HARNESS_FIXES = ((re.compile(r"^\s*#\s*include\s*<cuda_bf16\.h>", re.M), "#include <hip/hip_bf16.h>  /* harness: was cuda_bf16.h */"),)
+#   cuda_bf16.h  hipport renames __nv_bfloat16 to hip_bfloat16 but leaves `#include <cuda_bf16.h>` or
+#                writes <hip/hip_bfloat16.h> (the legacy class); the unit includes the oracle's
+#                <hip/hip_bf16.h>, where hip_bfloat16 is CUDA's __nv_bfloat16.
+#   hip_math_constants.h  the oracle has no <hip/hip_math_constants.h>; CUDA's header and the HIP_* names
+#                (wave64_hecbench_runtime.h) stand in for it.
+#   <omp.h>      the oracle cannot pass -fopenmp; a unit that includes <omp.h> gets one-thread stubs.
+HARNESS_FIXES = (
+    (re.compile(r"^\s*#\s*include\s*<(cuda_bf16\.h|hip/hip_bfloat16\.h)>", re.M),
+     r"#include <hip/hip_bf16.h>  /* harness: was \1 */"),
+    (re.compile(r"^\s*#\s*include\s*<hip/hip_math_constants\.h>", re.M),
+     "#include <math_constants.h>  /* harness: was hip/hip_math_constants.h */"),
+)
+OMP_STUBS = """
+#if defined(_OMP_H) && !defined(_OPENMP)  /* harness: no -fopenmp under the oracle: one host thread */
+extern "C" int omp_get_thread_num(void) __GOMP_NOTHROW { return 0; }
+extern "C" int omp_get_num_threads(void) __GOMP_NOTHROW { return 1; }
+#endif
+"""
 SOURCE_EXT = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", ".cc", ".inl")
 
 
@@ -77,6 +93,7 @@ def flatten(root: Path, sources: tuple[str, ...]) -> str:
     seen: set[Path] = set()
     out: list[str] = ['#include "wave64_hecbench_runtime.h"  /* harness: HIP runtime names the oracle lacks */']
     defined: list[str] = []  # macros #defined in .cu/.cpp text of the current translation unit
+    in_headers: set[str] = set()  # macros a header defines (kept: the header is not inlined again)
 
     def emit(path: Path) -> None:
         rel = path.relative_to(root).as_posix()
@@ -95,14 +112,18 @@ def flatten(root: Path, sources: tuple[str, ...]) -> str:
             d = DEFINE_RE.match(line)
             if d and path.suffix in (".cu", ".cpp", ".cc", ".c"):
                 defined.append(d.group(1))
+            elif d:
+                in_headers.add(d.group(1))
             out.append(line)
 
     for s in sources:
         p = (root / s).resolve()
+        if p in seen:  # already inlined by an earlier source (split: main.cu includes verify.cu)
+            continue
         seen.add(p)
         emit(p)
         # a macro a source file defines ends with its translation unit (hexciton: sigma_id)
-        out.extend(f"#undef {m}" for m in dict.fromkeys(defined))
+        out.extend(f"#undef {m}" for m in dict.fromkeys(defined) if m not in in_headers)
         defined.clear()
     return "\n".join(out) + "\n"
 
@@ -138,6 +159,8 @@ def prepare(outdir: Path, names: list[str], hecbench: Path, hipport: str) -> int
             unit = flatten((dst / v).resolve(), b.sources)
             for pat, rep in HARNESS_FIXES:
                 unit = pat.sub(rep, unit)
+            if "<omp.h>" in unit:
+                unit += OMP_STUBS
             (dst / f"{v}.hip").write_text(unit)
         print(f"{b.name}: prepared")
     return 1 if bad else 0
@@ -183,6 +206,8 @@ def judge(bench: Bench, native: str, native_rc: int, out: str, rc: int) -> str:
             return "FAIL the CUDA original failed"
         tol = float(arg) if arg else 1e-3
         a, b = _payload(native), _payload(out)
+        if not a:
+            return "FAIL the CUDA original printed no result to compare"
         if len(a) != len(b):
             return f"FAIL {len(b)} result lines, CUDA printed {len(a)}"
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
@@ -204,6 +229,45 @@ def table(work: Path) -> str:
     return "\n".join(rows) + "\n"
 
 
+def short(cell: str) -> str:
+    """A verdict cell for docs: the verdict word and, for failures, a few words of why."""
+    if cell.startswith("COMPILE-ERROR"):
+        if "64-bit integer" in cell:
+            return "COMPILE-ERROR (32-bit mask)"
+        m = re.search(r'identifier "(\w+)" is undefined', cell)
+        if m:
+            return f"COMPILE-ERROR ({m.group(1)} undefined)"
+        if "__ffsll" in cell:
+            return "COMPILE-ERROR (__ffsll ambiguous)"
+        if "expected an identifier" in cell or "may not be initialized" in cell:
+            return "COMPILE-ERROR (declarator rewritten)"
+        return "COMPILE-ERROR"
+    if cell.startswith("FAIL"):
+        if "differs" in cell or "result lines" in cell:
+            return "FAIL (output differs from CUDA)"
+        if "illegal memory access" in cell:
+            return "FAIL (illegal memory access)"
+        if "from device failed" in cell:
+            return "FAIL (kernel error)"
+        return "FAIL"
+    return cell.split()[0] if cell else "-"
+
+
+def markdown(tsv: Path) -> str:
+    """The four-way table with short verdicts, totals and the issue's two targets."""
+    rows = [ln.split("\t") for ln in tsv.read_text().splitlines() if ln and not ln.startswith("#")][1:]
+    out = ["| benchmark | CUDA native | plain / oracle | wave64 / oracle | portable / oracle | portable / native |",
+           "|---|---|---|---|---|---|"]
+    out += ["| " + " | ".join([r[0]] + [short(c) for c in r[1:]]) + " |" for r in rows]
+    n = len(rows)
+    passes = [sum(1 for r in rows if r[i].startswith("PASS")) for i in range(1, 6)]
+    out.append("| **PASS** | " + " | ".join(f"**{p}/{n}**" for p in passes) + " |")
+    broke = [r[0] for r in rows if r[2].startswith("PASS") and not (r[3].startswith("PASS") and r[4].startswith("PASS"))]
+    out.append("")
+    out.append(f"Fixes that turned a plain PASS into a non-PASS: {len(broke)} ({', '.join(broke) or 'none'}).")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "prepare":
         import os
@@ -215,6 +279,9 @@ def main(argv: list[str]) -> int:
         bench = next(b for b in read_list(lst if lst.exists() else LIST) if b.name == argv[1])
         rd = lambda p: Path(p).read_text(errors="replace") if Path(p).exists() else ""  # noqa: E731
         print(judge(bench, rd(argv[2]), int(argv[3]), rd(argv[4]), int(argv[5])))
+        return 0
+    if len(argv) == 2 and argv[0] == "markdown":
+        sys.stdout.write(markdown(Path(argv[1])))
         return 0
     if len(argv) == 2 and argv[0] == "table":
         sys.stdout.write(table(Path(argv[1])))

@@ -58,7 +58,7 @@ run)
     flags=$(field "$b" 5)
     if [ "$c" = native ]; then
       srcs=$(field "$b" 2)
-      (cd "$D/$b/cuda" && nvcc -O2 -std=c++17 -arch=sm_90 -w -I. $flags $srcs -o "$W/$b/bin.native") >"$log" 2>&1 \
+      (cd "$D/$b/cuda" && nvcc -O2 -std=c++17 -arch=sm_90 -w --expt-relaxed-constexpr -Xcompiler -fopenmp -I. $flags $srcs -o "$W/$b/bin.native") >"$log" 2>&1 \
         || { echo "COMPILE-ERROR $(grep -m1 -E 'error' "$log" | cut -c1-200)" >"$W/res/$b.native"; }
       return
     fi
@@ -83,9 +83,9 @@ run)
     if [ "$c" != native ] && grep -q 'W64-ERROR' "$log"; then
       echo "CRASH $(grep -m1 'W64-ERROR' "$log" | cut -c1-150)" >"$W/res/$b.$c"; return
     fi
-    python3 "$D/wave64_hecbench.py" judge "$b" "$W/logs/$b.native.run.log" "$(cat "$W/$b/native.rc" 2>/dev/null || echo 1)" \
+    echo $rc >"$W/logs/$b.$c.rc"
+    python3 "$D/wave64_hecbench.py" judge "$b" "$W/logs/$b.native.run.log" "$(cat "$W/logs/$b.native.rc" 2>/dev/null || echo 1)" \
       "$log" "$rc" >"$W/res/$b.$c"
-    [ "$c" = native ] && echo $rc >"$W/$b/native.rc"
   }
   export -f build runone
   t0=$(date +%s)

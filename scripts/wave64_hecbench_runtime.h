@@ -22,3 +22,11 @@ template <typename T>
 inline cudaError_t hipMallocManaged(T** p, size_t n, unsigned flags = cudaMemAttachGlobal) {
   return cudaMallocManaged(reinterpret_cast<void**>(p), n, flags);
 }
+
+// <hip/hip_math_constants.h> names (the unit includes CUDA's math_constants.h instead)
+#define HIP_INF_F CUDART_INF_F
+#define HIP_NAN_F CUDART_NAN_F
+#define HIP_INF CUDART_INF
+#define HIP_NAN CUDART_NAN
+#define HIP_PI_F CUDART_PI_F
+#define HIP_PI CUDART_PI

@@ -37,7 +37,9 @@ def test_list_is_in_scope_and_labelled():
     assert len(set(names)) == len(names)
     assert not set(names) & HELD_OUT
     labelled = {p.stem for p in (ROOT / "tests/data/warp_labels").glob("*.toml")}
-    assert set(names) == labelled
+    assert set(names) <= labelled
+    # labels only, not run (the list says why)
+    assert labelled - set(names) == {"warpsort", "storeKVCache", "hexciton", "jacobi", "logan", "crs"}
     for b in benches:
         kind = b.judge.partition(":")[0]
         assert kind in {"pass", "exit", "compare"}, b

@@ -298,6 +298,7 @@ def main() -> int:
     g.add_argument("--all", action="store_true", help="every *-cuda benchmark")
     g.add_argument("--every", type=int, default=3, help="every Nth benchmark alphabetically (default 3)")
     g.add_argument("--only", default="", help="comma-separated benchmark names (without -cuda)")
+    ap.add_argument("--offset", type=int, default=0, help="with --every: start at this index (default 0)")
     ap.add_argument("--mode", choices=("inplace", "suffix"), default="inplace")
     ap.add_argument("--rocm", default="5.2")
     ap.add_argument("--workers", type=int, default=2, help="parallel benchmarks (at most 2)")
@@ -326,7 +327,7 @@ def main() -> int:
     elif args.all:
         sample = names
     else:
-        sample = names[:: max(1, args.every)]
+        sample = names[args.offset:: max(1, args.every)]
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     rev = hipport_rev()
@@ -359,7 +360,8 @@ def main() -> int:
     bad = [(n, t) for n, t, b in results if not t["ok"] and n not in env]
     total = len(results)
     print(f"hipport {rev}; HeCBench at {src}; sample: "
-          f"{'all' if args.all else ('only' if args.only else f'every {args.every}th')} ({total} benchmarks); "
+          f"{'all' if args.all else ('only' if args.only else f'every {args.every}th from #{args.offset}')} "
+          f"({total} benchmarks); "
           f"mode {args.mode}; --rocm {args.rocm}{' --shims' if args.shims else ''}"
           f"{' --fixes all' if args.fixes else ''}; hipcc --offload-arch=gfx90a")
     print(f"compile rate: {len(ok)}/{total} = {100 * len(ok) / max(1, total):.1f}% of benchmarks compile "

@@ -67,6 +67,8 @@ class TranslateOptions:
     archs: tuple[str, ...] = ("gfx942",)  # build scripts: --offload-arch / CMAKE_HIP_ARCHITECTURES targets
     output_mode: str = "folder"     # build scripts: "sibling" renames gemm.cu -> gemm.hip in the script
     shims: bool = False             # insert the one-line shims of mapping/shims.tsv where the code needs them
+    # CUDA-looking names other files of the conversion define (engine/project_names.py): not "unknown"
+    project_names: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.launch_syntax not in ("chevron", "ggl"):
@@ -409,7 +411,7 @@ def translate_text(
                 if own_decls is None:  # the file's own functions/variables named like CUDA APIs
                     own_decls = declared_names(toks, lambda nm: bool(_unknown_re().match(nm)))
                 p = prev_sig(i)
-                if sp(p) not in (".", "->", "::") and name not in own_decls:
+                if sp(p) not in (".", "->", "::") and name not in own_decls and name not in options.project_names:
                     rep(ReportKind.UNKNOWN, name, starts[i], ends[i],
                         f"{name} looks like a CUDA API but is in no CUDA->HIP table; check it by hand")
             continue

@@ -209,3 +209,18 @@ def test_renamed_type_brings_its_header_without_the_cuda_one() -> None:
     assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_bfloat16.h> // hipport: for hip_bfloat16\n")
     out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n")
     assert out.count("hip/hip_bfloat16.h") == 1  # the mapped include is enough
+
+
+def test_tree_conversion_knows_the_projects_own_cuda_looking_names(tmp_path: Path) -> None:
+    (tmp_path / "util.h").write_text("#pragma once\n#include <cstdio>\n"
+                                     "#define CUDA_CHECK(x) do { if ((x) != cudaSuccess) puts(#x); } while (0)\n"
+                                     "static inline void cudaCheckLast(const char* w)\n{ CUDA_CHECK(cudaGetLastError()); }\n")
+    (tmp_path / "main.cu").write_text('#include "util.h"\nint main() { CUDA_CHECK(cudaDeviceSynchronize()); '
+                                      'cudaCheckLast("main"); cudaNotAnApi(); return 0; }\n')
+    (tmp_path / "out").mkdir()
+    one = _hipport("convert", "main.cu", "-o", "out/one.cu", "--ast", "off", cwd=tmp_path)
+    assert {"CUDA_CHECK", "cudaCheckLast", "cudaNotAnApi"} <= {
+        line.split("unknown: ")[1].split()[0] for line in one.stderr.splitlines() if ": unknown: " in line}
+    tree = _hipport("convert", ".", "-o", "out", "--ast", "off", cwd=tmp_path)
+    unknown = [line for line in tree.stderr.splitlines() if ": unknown: " in line]
+    assert len(unknown) == 1 and "cudaNotAnApi" in unknown[0]

@@ -23,7 +23,7 @@ from hipport.tui.screens.review import ReviewScreen
 from hipport.tui.widgets.diff_view import DiffView
 from hipport.tui.widgets.run_pane import RunPane
 
-SIZE = (110, 32)
+SIZE = (120, 32)  # side by side (the diff is stacked below 120 columns: test_layout.py)
 GROUP = ("W64-02:6:5", "W64-03:7:23")  # mask + shuffle offset: one fix group
 LANE = "W64-01:13:30"
 WARP = "W64-01:14:30"

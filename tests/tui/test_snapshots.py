@@ -108,3 +108,53 @@ def test_run_pane(project: Path, snap_compare) -> None:  # type: ignore[no-untyp
         await pilot.pause(0.1)
 
     assert snap_compare(app_for(project, "hipport-dark"), run_before=run_before, terminal_size=SIZE)
+
+
+# Any width: stacked (CUDA line above HIP line) with the finding panel and the essential key hints at
+# 80x24; side by side at 200x50; both themes each.
+LONG = ("    cudaMemcpyAsync(d_partial_sums_for_every_block, h_partial_sums_for_every_block, "
+        "number_of_blocks * sizeof(float), cudaMemcpyHostToDevice, stream_for_the_partial_sums);\n")
+
+
+def long_line_project(project: Path) -> Path:
+    src = project / "gemm.cu"
+    src.write_text(src.read_text().replace("    cudaDeviceSynchronize();\n", LONG + "    cudaDeviceSynchronize();\n"))
+    return project
+
+
+def test_80x24_dark_stacked(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+
+    assert snap_compare(app_for(long_line_project(project), "hipport-dark"), run_before=run_before,
+                        terminal_size=(80, 24))
+
+
+def test_80x24_light_stacked_wrapped(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("W", "end")  # wrap, and the long cudaMemcpyAsync line near the end in view
+        await settle(pilot)
+
+    assert snap_compare(app_for(long_line_project(project), "hipport-light"), run_before=run_before,
+                        terminal_size=(80, 24))
+
+
+def test_200x50_dark_side_by_side_wrapped(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("W")
+        await settle(pilot)
+
+    assert snap_compare(app_for(long_line_project(project), "hipport-dark"), run_before=run_before,
+                        terminal_size=(200, 50))
+
+
+def test_200x50_light(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+
+    assert snap_compare(app_for(long_line_project(project), "hipport-light"), run_before=run_before,
+                        terminal_size=(200, 50))

@@ -12,12 +12,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 
 from hipport.engine.fsutil import WriteError
 from hipport.engine.model import FixStyle, FixTier
@@ -40,6 +40,7 @@ from ..opening import first_file
 from ..widgets.diff_view import DiffView, Mark
 from ..widgets.file_list import FileItem, FileList
 from ..widgets.finding_panel import FindingPanel, PanelData
+from ..widgets.review_footer import ReviewFooter
 from ..widgets.run_pane import RunPane
 from ..widgets.search_bar import SearchBar
 from .review_tools import ReviewTools
@@ -47,6 +48,7 @@ from .review_tools import ReviewTools
 if TYPE_CHECKING:
     from .commit import CommitRequest
 
+STACK_BELOW = 120  # columns: below this the diff is stacked (CUDA line above HIP line)
 OUTPUT_MODES = ("sibling", "in-place", "folder")
 
 
@@ -77,6 +79,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
         self.pending_line: int | None = None   # HIP line to put the cursor on once the file is shown
         self.failed: str | None = None         # why the open file cannot be reviewed
         self._analysis_seen = -1               # files analysed at the last refresh
+        self.stacked_choice: bool | None = None  # v: the person's layout; None: by width
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -89,7 +92,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
         yield FindingPanel(id="finding")
         yield RunPane(id="run")
         yield SearchBar(id="search")
-        yield Footer()
+        yield ReviewFooter()
 
     @property
     def diff(self) -> DiffView:
@@ -136,6 +139,27 @@ class ReviewScreen(ReviewTools, Screen[None]):
 
     def project(self) -> ProjectView:
         return project_view(self.session, getattr(self.app, "analysis", None))
+
+    # ---- width: stacked diff and a short footer in narrow terminals ---------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        self.apply_width(event.size.width)
+
+    def apply_width(self, width: int) -> None:
+        stacked = width < STACK_BELOW if self.stacked_choice is None else self.stacked_choice
+        if stacked != self.diff.stacked:
+            self.diff.set_layout(stacked=stacked)
+        self.query_one(ReviewFooter).set_width(width)
+
+    def action_toggle_layout(self) -> None:
+        self.stacked_choice = not self.diff.stacked
+        self.diff.set_layout(stacked=self.stacked_choice)
+        self.say("Stacked layout: CUDA line above HIP line (v: side by side)" if self.stacked_choice
+                 else "Side by side (v: stacked)")
+
+    def action_toggle_wrap(self) -> None:
+        self.diff.set_layout(wrap=not self.diff.wrap)
+        self.say("Long lines wrap (W: scroll sideways instead)" if self.diff.wrap
+                 else "Long lines end in … ; left/right scroll both columns (W: wrap)")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # search keys exist only while a search is active: otherwise n is reject and escape is free

@@ -135,6 +135,13 @@ class DiffView(ScrollView, can_focus=True):
         self._line_cache: LRUCache[tuple[str, str], Content] = LRUCache(8192)
         self._style_cache: dict[str, Style] = {}
         self._pending_centre: int | None = None
+        # layout: side by side (default) or stacked (CUDA line above HIP line, for narrow terminals);
+        # wrap: long lines continue on the next screen line instead of ending in "…"
+        self.stacked = False
+        self.wrap = False
+        # visual lines -> (row index, part, sub-line) when stacked or wrapped; None: one line per row
+        self._visual: list[tuple[int, str, int]] | None = None
+        self._row_top: list[int] = []  # first visual line of each row (with _visual)
 
     # ---- data in -----------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[Any], *, language: str, keep_cursor: bool = False) -> None:
@@ -157,11 +164,71 @@ class DiffView(ScrollView, can_focus=True):
         self.current = current
         self.refresh()
 
+    def set_layout(self, *, wrap: bool | None = None, stacked: bool | None = None) -> None:
+        """Switch wrapping and/or the stacked layout; the cursor stays on its row."""
+        if wrap is not None:
+            self.wrap = wrap
+        if stacked is not None:
+            self.stacked = stacked
+        self._strip_cache.clear()
+        self._update_virtual_size()
+        self.scroll_x = 0
+        self._centre(self.cursor)
+        self.refresh()
+
+    def _text_width(self, width: int) -> int:
+        """Cells of text per line: one column's worth side by side, the whole width stacked."""
+        if self.stacked:
+            return max(1, width - GUTTER - NUMBER - 2)
+        return max(1, self._column_width(width) - GUTTER - NUMBER - 1)
+
+    def _parts(self, row: Any) -> tuple[str, ...]:
+        if row.kind == "fold":
+            return ("fold",)
+        if not self.stacked:
+            return ("both",)
+        if row.kind == "change" or row.old_text != row.new_text:
+            return tuple(p for p, no in (("old", row.old_no), ("new", row.new_no)) if no is not None) or ("both",)
+        return ("both",)
+
     def _update_virtual_size(self) -> None:
         width = self.size.width or 80
-        text_width = max(1, self._column_width(width) - GUTTER - NUMBER - 1)
-        extra = max(0, self._max_text - text_width)
-        self.virtual_size = Size(width + extra, len(self.rows))
+        text_width = self._text_width(width)
+        if not (self.stacked or self.wrap):
+            self._visual = None
+            self._row_top = []
+            extra = max(0, self._max_text - text_width)
+            self.virtual_size = Size(width + extra, len(self.rows))
+            return
+        visual: list[tuple[int, str, int]] = []
+        tops: list[int] = []
+        for i, row in enumerate(self.rows):
+            tops.append(len(visual))
+            for part in self._parts(row):
+                n = 1
+                if self.wrap and part != "fold":
+                    if part == "both" and not self.stacked:
+                        longest = max(len(row.old_text.expandtabs(TAB)), len(row.new_text.expandtabs(TAB)))
+                    else:
+                        longest = len((row.new_text if part == "new" else row.old_text).expandtabs(TAB))
+                    n = max(1, -(-longest // text_width))
+                visual.extend((i, part, k) for k in range(n))
+        self._visual = visual
+        self._row_top = tops
+        extra = 0 if self.wrap else max(0, self._max_text - text_width)
+        self.virtual_size = Size(width + extra, len(visual))
+
+    def visual_top(self, row: int) -> int:
+        """First screen line (in the scrolled area) of a row."""
+        if self._visual is None:
+            return row
+        return self._row_top[row] if 0 <= row < len(self._row_top) else 0
+
+    def _row_height(self, row: int) -> int:
+        if self._visual is None:
+            return 1
+        nxt = self._row_top[row + 1] if row + 1 < len(self._row_top) else len(self._visual)
+        return nxt - self.visual_top(row)
 
     def on_resize(self, event: events.Resize) -> None:
         self._strip_cache.clear()
@@ -201,7 +268,7 @@ class DiffView(ScrollView, can_focus=True):
         if not self.size.height:  # not laid out yet: centre on the first resize
             self._pending_centre = row
             return
-        self.scroll_y = max(0, min(row - self.size.height // 3, self.max_scroll_y))
+        self.scroll_y = max(0, min(self.visual_top(row) - self.size.height // 3, self.max_scroll_y))
 
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
@@ -209,10 +276,12 @@ class DiffView(ScrollView, can_focus=True):
     def watch_cursor(self, old: int, new: int) -> None:
         height = max(1, self.size.height)
         top = int(self.scroll_y)
-        if new < top:
-            self.scroll_to(y=new, animate=False, immediate=True)
-        elif new >= top + height:
-            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
+        first = self.visual_top(new)
+        last = first + self._row_height(new) - 1
+        if first < top:
+            self.scroll_to(y=first, animate=False, immediate=True)
+        elif last >= top + height:
+            self.scroll_to(y=min(first, last - height + 1), animate=False, immediate=True)
         # cached strips are keyed by "is the cursor row": no need to drop them
         self.refresh()
         self.post_message(self.CursorMoved(self, new))
@@ -269,8 +338,14 @@ class DiffView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
         width = self.size.width
+        part, sub = "both", 0
+        if self._visual is not None:
+            if scroll_y + y >= len(self._visual):
+                return Strip.blank(width, self.rich_style)
+            index, part, sub = self._visual[scroll_y + y]
+        else:
+            index = scroll_y + y
         if index >= len(self.rows):
             return Strip.blank(width, self.rich_style)
         row = self.rows[index]
@@ -279,10 +354,16 @@ class DiffView(ScrollView, can_focus=True):
         current = self.current is not None and self.current in finding_ids
         # keyed by what the row shows, not where it is: after a decision only rows that changed
         # (new text, gutter mark, current finding) are drawn again
-        key = (row, width, scroll_x, index == self.cursor, mark, current, self.language)
+        key = (row, width, scroll_x, index == self.cursor, mark, current, self.language, part, sub,
+               self.stacked, self.wrap)
         strip = self._strip_cache.get(key)
         if strip is None:
-            strip = self._render_row(index, width, scroll_x)
+            if part in ("both", "fold") and not self.stacked and not self.wrap:
+                strip = self._render_row(index, width, scroll_x)
+            elif part == "fold":
+                strip = self._render_row(index, width, 0)
+            else:
+                strip = self._render_part(index, width, scroll_x, part, sub)
             self._strip_cache[key] = strip
         return strip
 
@@ -349,6 +430,84 @@ class DiffView(ScrollView, can_focus=True):
                 segments.append(Segment(SEPARATOR, self._style("diff--separator").rich_style))
         if at_cursor and self._background_only("diff--cursor").reverse:
             # 16-colour themes mark the cursor row by reversing it, over every span's own style
+            segments = list(Segment.apply_style(segments, post_style=RichStyle(reverse=True)))
+        return Strip(segments).adjust_cell_length(width, self.rich_style)
+
+    def _side_content(self, row: Any, side: str) -> Content:
+        """The highlighted text of one side with its changed words and finding marked."""
+        text = getattr(row, f"{side}_text") or ""
+        content = self._highlighted(text)
+        word = "diff--removed-word" if side == "old" else "diff--added-word"
+        offsets = _tab_offsets(text)
+        for span in getattr(row, f"{side}_spans", ()) or ():
+            start, end, kind = _span(span)
+            if offsets is not None:
+                start, end = offsets[min(start, len(offsets) - 1)], offsets[min(end, len(offsets) - 1)]
+            content = content.stylize(self._background_only("diff--finding-word" if kind == "finding" else word),
+                                      start, end)
+        return content
+
+    def _cut(self, content: Content, text_w: int, scroll_x: int, sub: int) -> Content:
+        """The piece of a line shown on one screen line: scrolled, or the `sub`-th wrapped piece."""
+        if self.wrap:
+            content = content[sub * text_w:(sub + 1) * text_w]
+            return content.truncate(text_w, pad=True)
+        content = content[scroll_x:] if scroll_x else content
+        if content.cell_length > text_w:
+            return content.truncate(text_w, ellipsis=True)
+        return content.truncate(text_w, pad=True)
+
+    def _row_style(self, row: Any, side: str, number: int | None, at_cursor: bool, is_current: bool) -> Style:
+        if number is None:
+            style = self._style("diff--empty")
+        elif row.kind == "change" and side in ("old", "new"):
+            style = self._style("diff--removed" if side == "old" else "diff--added")
+        else:
+            style = self.get_visual_style()
+        if is_current:
+            style = style + self._background_only("diff--current")
+        if at_cursor:
+            style = style + self._background_only("diff--cursor")
+        return style
+
+    def _render_part(self, index: int, width: int, scroll_x: int, part: str, sub: int) -> Strip:
+        """One screen line of a row when stacked (part: "old", "new" or "both" for an unchanged line)
+        or wrapped (sub: which piece of the line)."""
+        row = self.rows[index]
+        at_cursor = index == self.cursor
+        finding_ids = tuple(getattr(row, "finding_ids", ()) or ())
+        is_current = self.current is not None and self.current in finding_ids
+        mark = self._mark_for(finding_ids)
+        segments: list[Segment] = []
+        if not self.stacked:  # wrapped, side by side: both columns cut at the same piece
+            left_w = self._column_width(width)
+            for side, col_w in (("old", left_w), ("new", max(0, width - left_w - 1))):
+                number = getattr(row, f"{side}_no")
+                style = self._row_style(row, side if row.kind == "change" else "both", number, at_cursor, is_current)
+                segments.extend(self._gutter(mark if side == "old" and sub == 0 else None, style))
+                num = "" if number is None or sub else str(number)
+                segments.append(Segment(f"{num:>{NUMBER}} ", (style + self._style("diff--lineno")).rich_style))
+                text_w = max(0, col_w - GUTTER - NUMBER - 1)
+                if number is None:
+                    segments.append(Segment("╱" * text_w if text_w and sub == 0 else " " * text_w,
+                                            style.rich_style))
+                else:
+                    segments.extend(self._segments(self._cut(self._side_content(row, side), text_w, 0, sub), style))
+                if side == "old":
+                    segments.append(Segment(SEPARATOR, self._style("diff--separator").rich_style))
+        else:
+            side = "new" if part == "new" else "old"
+            number = row.new_no if part == "new" else row.old_no
+            style = self._row_style(row, part, number, at_cursor, is_current)
+            first_line = sub == 0 and (part != "new" or row.old_no is None)
+            segments.extend(self._gutter(mark if first_line else None, style))
+            num = "" if number is None or sub else str(number)
+            segments.append(Segment(f"{num:>{NUMBER}}", (style + self._style("diff--lineno")).rich_style))
+            sign = {"old": "-", "new": "+"}.get(part, " ") if sub == 0 else " "
+            segments.append(Segment(f"{sign} ", (style + self._style("diff--lineno")).rich_style))
+            text_w = self._text_width(width)
+            segments.extend(self._segments(self._cut(self._side_content(row, side), text_w, scroll_x, sub), style))
+        if at_cursor and self._background_only("diff--cursor").reverse:
             segments = list(Segment.apply_style(segments, post_style=RichStyle(reverse=True)))
         return Strip(segments).adjust_cell_length(width, self.rich_style)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Precision and recall of hipport's warp findings on labelled HeCBench warp lines (issue 9).
 
-    warp_labels.py [--hecbench DIR] [--hipport EXE] [-v]
+    warp_labels.py [--hecbench DIR] [--hipport EXE] [--ports .devout/warpproof] [-v]
 
 Labels: tests/data/warp_labels/NAME.toml (HeCBench 49175104c), one [[line]] per warp line with
 `expected = "fix"` (breaks on a 64-lane wavefront) or `"none"` (correct as written). A line counts as
@@ -14,6 +14,7 @@ flagged when `hipport scan --warp --format json` reports a wrong-result or compi
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import subprocess
@@ -90,12 +91,67 @@ def score(hecbench: Path, hipport: str, labels: Path = LABELS, jobs: int = 2) ->
     return total, per
 
 
+def _changed(a: list[str], b: list[str]) -> set[int]:
+    """1-based lines of `a` that difflib says differ in `b` (replaced or deleted)."""
+    out: set[int] = set()
+    for op, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op in ("replace", "delete"):
+            out.update(range(i1 + 1, i2 + 1))
+    return out
+
+
+def _to_original(orig: list[str], plain: list[str]) -> dict[int, int]:
+    """plain line -> original line, through difflib's equal and same-length replace blocks."""
+    m: dict[int, int] = {}
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, orig, plain, autojunk=False).get_opcodes():
+        if op == "equal" or (op == "replace" and i2 - i1 == j2 - j1):
+            m.update({j1 + k + 1: i1 + k + 1 for k in range(j2 - j1)})
+    return m
+
+
+def edit_scores(ports: Path, labels: Path = LABELS) -> dict[str, dict[str, list[tuple[str, str, int]]]]:
+    """Which labelled lines each fix style edits, from prepared ports (scripts/wave64_hecbench.sh prepare:
+    PORTS/NAME/{cuda,plain,wave64,portable}): per style, `fixed` (a fix line edited), `wrong` (a none line
+    edited: a fix that changes correct code) and `missed` (a fix line left as the plain port has it)."""
+    res: dict[str, dict[str, list[tuple[str, str, int]]]] = {}
+    for b, rows in load_labels(labels).items():
+        if not (ports / b / "plain").is_dir():
+            continue
+        for style in ("wave64", "portable"):
+            r = res.setdefault(style, {"fixed": [], "wrong": [], "missed": []})
+            for f in sorted({x["file"] for x in rows}):
+                orig = (ports / b / "cuda" / f).read_text(errors="replace").splitlines()
+                plain = (ports / b / "plain" / f).read_text(errors="replace").splitlines()
+                fixed_p = ports / b / style / f
+                fixed = fixed_p.read_text(errors="replace").splitlines() if fixed_p.exists() else plain
+                back = _to_original(orig, plain)
+                edited = {back[n] for n in _changed(plain, fixed) if n in back}
+                for x in rows:
+                    if x["file"] != f:
+                        continue
+                    key = (b, f, x["line"])
+                    if x["expected"] == "fix":
+                        r["fixed" if x["line"] in edited else "missed"].append(key)
+                    elif x["line"] in edited:
+                        r["wrong"].append(key)
+    return res
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hecbench", default=os.environ.get("HIPPORT_HECBENCH", "/work/hecbench"))
     ap.add_argument("--hipport", default=str(Path(sys.executable).parent / "hipport"))
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--ports", help="also score the edits of prepared ports (.devout/warpproof)")
     a = ap.parse_args(argv)
+    if a.ports:
+        for style, r in edit_scores(Path(a.ports)).items():
+            print(f"{style} edits: {len(r['fixed'])} fix lines edited, {len(r['missed'])} left, "
+                  f"{len(r['wrong'])} correct lines edited")
+            if a.verbose:
+                for k in ("wrong", "missed"):
+                    for b, f, n in r[k]:
+                        print(f"{style}-{k}\t{b}/{f}:{n}")
     total, per = score(Path(a.hecbench), a.hipport)
     print("benchmark\tTP\tFP\tFN")
     for b, s in per.items():

@@ -85,3 +85,30 @@ def test_judge_verdicts():
     exact = wh.Bench("z", ("main.cu",), "", "compare:0", "", "", "")
     assert wh.judge(exact, "cost 12\n", 0, "cost 12\n", 0) == "PASS"
     assert wh.judge(exact, "cost 12\n", 0, "cost 13\n", 0).startswith("FAIL")
+
+
+def test_edit_lines_map_back_to_the_cuda_original(tmp_path):
+    """warp_labels.edit_scores: an edit in a fixed port is located on the CUDA line it came from, even
+    when translation inserted a line above it; a fix line left alone is `missed`, a none line edited `wrong`."""
+    spec = importlib.util.spec_from_file_location("warp_labels", ROOT / "scripts" / "warp_labels.py")
+    assert spec and spec.loader
+    wl = importlib.util.module_from_spec(spec)
+    sys.modules["warp_labels"] = wl
+    spec.loader.exec_module(wl)
+    cuda = ["#include <cuda.h>", "#define FULL 0xffffffff", "int lane = threadIdx.x % 32;", "int t = x / 32;"]
+    plain = ["#include <hip/hip_runtime.h>", "", "#define FULL 0xffffffff", "int lane = threadIdx.x % 32;", "int t = x / 32;"]
+    w64 = ["#include <hip/hip_runtime.h>", "", "#define FULL 0xffffffffffffffffull", "int lane = threadIdx.x % 32;", "int t = x / 64;"]
+    b = tmp_path / "ports" / "demo"
+    for d, lines in (("cuda", cuda), ("plain", plain), ("wave64", w64), ("portable", plain)):
+        (b / d).mkdir(parents=True)
+        (b / d / "k.cu").write_text("\n".join(lines) + "\n")
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    (labels / "demo.toml").write_text(
+        'benchmark = "demo"\nhecbench = "49175104c"\n'
+        '[[line]]\nfile = "k.cu"\nline = 2\nrole = "hardware"\nexpected = "fix"\ncode = "x"\nwhy = "x"\n'
+        '[[line]]\nfile = "k.cu"\nline = 3\nrole = "hardware"\nexpected = "fix"\ncode = "x"\nwhy = "x"\n'
+        '[[line]]\nfile = "k.cu"\nline = 4\nrole = "plain"\nexpected = "none"\ncode = "x"\nwhy = "x"\n')
+    r = wl.edit_scores(tmp_path / "ports", labels)
+    assert r["wave64"] == {"fixed": [("demo", "k.cu", 2)], "missed": [("demo", "k.cu", 3)], "wrong": [("demo", "k.cu", 4)]}
+    assert r["portable"]["fixed"] == [] and r["portable"]["wrong"] == []

@@ -6,9 +6,13 @@ Example (pyproject.toml; in .hipport.toml the same keys sit at top level, tables
     output_mode = "sibling"        # "in-place" | "sibling" | "folder"
     output_folder = "hip"          # folder mode: the tree is mirrored under <root>/hip
     fix_style = "wave64"           # "wave64" | "portable"
-    rocm = "7.0"                   # or [7, 0]
-    archs = ["gfx942"]
+    rocm = "7.0"                   # or "7", [7, 0]
+    archs = ["gfx942"]             # or "gfx942,gfx1100"; target-ID features allowed: "gfx90a:xnack-"
     launch_syntax = "chevron"      # "chevron" | "ggl"
+    roc = false                    # translation options, as hipport convert's flags of the same name:
+    experimental = false           #   roc, miopen, experimental, hip_data_types, include_dirs (-I),
+    include_dirs = []              #   defines (-D), skip_inactive, amap, translate_comments,
+    defines = []                   #   translate_strings (default true), shims, ast ("auto"|"on"|"off")
     theme = "hipport-dark"
     include = ["src/**"]           # globs of files to review (default: every CUDA/C++/Python file)
     exclude = ["third_party/**"]
@@ -21,10 +25,16 @@ Example (pyproject.toml; in .hipport.toml the same keys sit at top level, tables
 
 Keys may be written with `-` or `_`. Unknown keys and bad values raise ConfigError with one line that
 names the file and the key. The output location can never point outside the project root.
+
+`Config` is hipport's one settings type: the app reads it from the project, and `hipport convert`/
+`scan` read the same file (engine/api.py `settings`) and lay their command-line options over it with
+`Config.replace`, so both are checked by the same rules (`_CHECKS`). api.translate_options and
+api.warp_options turn it into the engine's option objects.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Mapping
@@ -60,13 +70,28 @@ class Config:
     run: dict[str, object] = field(default_factory=dict)  # [tool.hipport.run], read by the toolchain code
     include: tuple[str, ...] = ()  # globs of files to review (default: all CUDA/C++/Python files)
     exclude: tuple[str, ...] = ()
+    # translation options (hipify-clang's names; see translate.TranslateOptions)
+    roc: bool = False
+    miopen: bool = False
+    experimental: bool = False
+    hip_data_types: bool = False
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    skip_inactive: bool = False
+    amap: bool = False
+    translate_comments: bool = False
+    translate_strings: bool = True
+    shims: bool = False
+    ast: str = "auto"
     origin: str | None = field(default=None, compare=False)  # file the settings came from, for messages
 
-    def replace(self, **changes: Any) -> Config:
-        """A copy with `changes` applied and validated (raises ConfigError)."""
+    def replace(self, *, where: str | None = None, **changes: Any) -> Config:
+        """A copy with `changes` applied and validated (raises ConfigError naming `where`, by default
+        the file the settings came from). The copy keeps this one's origin."""
         raw = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "origin"}
         raw.update(changes)
-        return _validate(raw, self.origin or "<settings>")
+        cfg = _validate(raw, where or self.origin or "<settings>")
+        return dataclasses.replace(cfg, origin=self.origin) if where else cfg
 
 
 def load_config(root: Path) -> Config:
@@ -144,11 +169,24 @@ def _fix_style(value: Any, what: str) -> FixStyle:
     return FixStyle(s)
 
 
+def parse_rocm(text: str) -> tuple[int, int]:
+    """'7.0' -> (7, 0); '7' -> (7, 0); '6.4.1' -> (6, 4). Raises ValueError with a readable message."""
+    parts = text.strip().split(".")
+    try:
+        nums = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"ROCm version {text!r} is not like 7.0") from None
+    if not 1 <= len(nums) <= 3 or nums[0] < 1 or any(n < 0 for n in nums):
+        raise ValueError(f"ROCm version {text!r} is not like 7.0")
+    return (nums[0], nums[1] if len(nums) > 1 else 0)
+
+
 def _rocm(value: Any, what: str) -> tuple[int, int]:
-    if isinstance(value, str | float) and not isinstance(value, bool):
-        m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", str(value))
-        if m:
-            return int(m.group(1)), int(m.group(2))
+    if isinstance(value, str | float | int) and not isinstance(value, bool):
+        try:
+            return parse_rocm(str(value))
+        except ValueError:
+            pass
     elif isinstance(value, list | tuple) and len(value) == 2 and all(
         isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in value
     ):
@@ -164,14 +202,53 @@ def _str_tuple(value: Any, what: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+# an offload target: gfx name, then target-ID features (gfx90a:xnack-, gfx90a:sramecc+:xnack-)
+_ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:[a-z0-9_]+[+-])*")
+
+
+def parse_archs(values: Any) -> tuple[str, ...]:
+    """The one arch-list rule (config and command line): strings, each possibly comma-separated,
+    lower-cased; every entry a gfx target. Raises ValueError naming the bad entry."""
+    if isinstance(values, str):
+        values = [values]
+    out: list[str] = []
+    for raw in values:
+        if not isinstance(raw, str):
+            raise ValueError(f"{raw!r} is not a string")
+        for a in raw.split(","):
+            a = a.strip().lower()
+            if not a:
+                continue
+            if not _ARCH.fullmatch(a):
+                raise ValueError(f"{a!r} is not an AMD GPU architecture (e.g. gfx942, gfx90a, gfx1100)")
+            out.append(a)
+    if not out:
+        raise ValueError("must name at least one architecture")
+    return tuple(dict.fromkeys(out))
+
+
 def _archs(value: Any, what: str) -> tuple[str, ...]:
-    archs = _str_tuple(value, what)
-    for a in archs:
-        if not re.fullmatch(r"gfx[0-9a-f]{3,5}(:[a-z+-:]+)?", a):
-            raise ConfigError(f"{what}: {a!r} is not an AMD GPU architecture (e.g. gfx942, gfx90a)")
-    if not archs:
-        raise ConfigError(f"{what} must name at least one architecture")
-    return archs
+    if not isinstance(value, str | list | tuple):
+        raise ConfigError(f"{what} must be a list of non-empty strings")
+    try:
+        return parse_archs(value)
+    except ValueError as e:
+        raise ConfigError(f"{what}: {e}") from None
+
+
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{what} must be true or false, not {value!r}")
+    return value
+
+
+def _strs(value: Any, what: str) -> tuple[str, ...]:
+    """A list of strings that may be empty (include_dirs, defines)."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(isinstance(x, str) and x.strip() for x in value):
+        raise ConfigError(f"{what} must be a list of non-empty strings")
+    return tuple(value)
 
 
 def _keymap(value: Any, what: str) -> dict[str, str]:
@@ -207,6 +284,18 @@ _CHECKS: dict[str, Any] = {
     "run": _run,
     "include": _str_tuple,
     "exclude": _str_tuple,
+    "roc": _bool,
+    "miopen": _bool,
+    "experimental": _bool,
+    "hip_data_types": _bool,
+    "amap": _bool,
+    "shims": _bool,
+    "include_dirs": _strs,
+    "defines": _strs,
+    "skip_inactive": _bool,
+    "translate_comments": _bool,
+    "translate_strings": _bool,
+    "ast": _choice(("auto", "on", "off")),
 }
 
 
@@ -229,4 +318,5 @@ def check_output_folder(folder: str, what: str = "output_folder") -> PurePosixPa
     return PurePosixPath(*parts)
 
 
-__all__ = ["OUTPUT_MODES", "Config", "ConfigError", "OutputMode", "check_output_folder", "load_config"]
+__all__ = ["OUTPUT_MODES", "Config", "ConfigError", "OutputMode", "check_output_folder", "load_config",
+           "parse_archs", "parse_rocm"]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import __version__
 from .model import Analysis, Finding, FixStyle, FixTier, Report, ReportKind
 from .source import Source
 
@@ -127,7 +128,7 @@ def _region(src: Source, start: int, end: int) -> dict[str, int]:
             "charLength": max(0, end - start)}
 
 
-def to_sarif(files: Sequence[FileReport], version: str = "0.1.0",
+def to_sarif(files: Sequence[FileReport], version: str = __version__,
              fix_style: FixStyle = FixStyle.PORTABLE) -> dict[str, Any]:
     rules = _rules()
     rule_ids: list[str] = []
@@ -209,7 +210,7 @@ def to_sarif(files: Sequence[FileReport], version: str = "0.1.0",
     }
 
 
-def render(files: Sequence[FileReport], fmt: str, version: str = "0.1.0",
+def render(files: Sequence[FileReport], fmt: str, version: str = __version__,
            fix_style: FixStyle = FixStyle.PORTABLE) -> str:
     if fmt == "text":
         return to_text(files)

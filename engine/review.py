@@ -31,6 +31,7 @@ import dataclasses
 import threading
 from pathlib import Path
 
+from .api import translate_options, warp_options
 from .compose import compose
 from .config import Config, ConfigError, load_config
 from .diffrows import Row, build_rows
@@ -130,8 +131,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             self._results.clear()
             self._outs = {}
             # output_mode too: build scripts name sibling outputs (gemm.cu -> gemm.hip) in sibling mode
-            if ((old.rocm, old.archs, old.launch_syntax, old.output_mode)
-                    != (config.rocm, config.archs, config.launch_syntax, config.output_mode)):
+            if (translate_options(old), warp_options(old)) != (translate_options(config), warp_options(config)):
                 self._loaded.clear()
                 self._errors.clear()
         self.rescan()
@@ -213,9 +213,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             return fr
 
     def _options(self) -> tuple[TranslateOptions, WarpOptions]:
-        return (TranslateOptions(rocm=self.config.rocm, launch_syntax=self.config.launch_syntax,
-                                 archs=self.config.archs, output_mode=self.config.output_mode),
-                WarpOptions(rocm=self.config.rocm, archs=self.config.archs))
+        return translate_options(self.config), warp_options(self.config)
 
     def _load(self, rel: str) -> FileReview:
         src, stale = self._read_original(rel)

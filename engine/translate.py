@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .config import parse_rocm
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
 from .edits import Edit
 from .launch import launch_edits
@@ -77,16 +78,7 @@ class TranslateOptions:
             raise ValueError(f"ast must be 'auto', 'off' or 'on', not {self.ast!r}")
 
 
-def rocm_version(text: str) -> tuple[int, int]:
-    """'7.0' -> (7, 0); '6' -> (6, 0). Raises ValueError with a readable message."""
-    parts = text.strip().split(".")
-    try:
-        nums = [int(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"ROCm version {text!r} is not like 7.0") from None
-    if not 1 <= len(nums) <= 3 or nums[0] < 1:
-        raise ValueError(f"ROCm version {text!r} is not like 7.0")
-    return (nums[0], nums[1] if len(nums) > 1 else 0)
+rocm_version = parse_rocm  # the one ROCm version rule (config.py), under its old name
 
 
 # ---------------------------------------------------------------------------------------------

@@ -59,6 +59,7 @@ def port_file(job: Job) -> FileResult:
     """Read, translate and render one file. Errors become FileResult.error (one line)."""
     from .edits import EditConflict
     from .pipeline import port
+    from .report import report_dict
     from .source import BUILD_LANGUAGES, SourceError, read_source
     from .translate import TranslateError
 
@@ -92,11 +93,7 @@ def port_file(job: Job) -> FileResult:
     res.held = dict(pr.held)
     res.changed = pr.text != src.text
     res.replaced_bytes = sum(e.end - e.start for e in tr.edits)
-    res.reports = [
-        {"kind": r.kind.value, "name": r.name, "line": r.line, "col": r.col, "message": r.message,
-         "hip": r.hip_name, "since": r.since}
-        for r in tr.reports
-    ]
+    res.reports = [report_dict(r) for r in tr.reports]  # the one serialisation (report.py)
     res.changed_lines = len({src.line_col(e.start)[0] for e in tr.edits})
     if job.render:
         res.output = src.encode(pr.text) if res.changed else (src.raw if src.raw is not None else src.encode(src.text))

@@ -25,7 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hipport",
         description="Port CUDA projects to HIP for AMD Instinct (wave64) GPUs.",
     )
-    parser.add_argument("--version", action="version", version="hipport 0.1.0")
+    from hipport.engine import __version__
+
+    parser.add_argument("--version", action="version", version=f"hipport {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..edits import Edit
 from ..model import Analysis, Finding, Fix, FixGroup, FixStyle, Translation, TranslationMode
 from ..source import BUILD_LANGUAGES, Language, Source
+from ..toolchain.gfx import wave_size
 from .rules import RULES, Rule
 
 __all__ = ["RULES", "Rule", "WarpOptions", "analyze", "wave32_arch"]
@@ -26,9 +27,9 @@ class WarpOptions:
 
 
 def wave32_arch(arch: str) -> bool:
-    """gfx10/gfx11/gfx12 (RDNA, and gfx1250) run 32-lane waves under HIP; gfx8/gfx9 run 64."""
-    a = arch.lower().split(":")[0]
-    return a.startswith("gfx1") and len(a) >= 6
+    """gfx10/gfx11/gfx12 (RDNA, and gfx1250) run 32-lane waves under HIP; gfx8/gfx9 run 64.
+    The rule itself is toolchain/gfx.py's wave_size (one place)."""
+    return wave_size(arch.lower().split(":")[0]) == 32
 
 
 def analyze(source: Source, translation: Translation | None = None, options: WarpOptions | None = None) -> Analysis:

@@ -32,7 +32,7 @@ def tree(tmp_path: Path) -> Path:
 def test_json_schema_and_statistics(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scan", str(tree), "--format", "json", "--rocm", "6.1", "--ast", "off"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema"] == "hipport.scan/1"
+    assert doc["schema"] == "hipport.scan/2"
     assert doc["rocm"] == "6.1" and doc["mode"] == "tokens" and len(doc["mapping_commit"]) == 40
     by_path = {Path(f["path"]).name: f for f in doc["files"]}
     assert sorted(by_path) == ["a.cu", "clean.cpp", "run.py"]
@@ -50,7 +50,7 @@ def test_json_schema_and_statistics(tree: Path, capsys: pytest.CaptureFixture[st
     assert ("cudaGraphInstantiateWithParams", "needs-newer-rocm", 8, 3) in rep
     since = [r["since"] for r in a["reports"] if r["kind"] == "needs-newer-rocm"]
     assert since == ["6.2.0"]
-    assert set(a["reports"][0]) == {"kind", "name", "line", "col", "message", "hip", "since"}
+    assert set(a["reports"][0]) == {"kind", "name", "line", "col", "start", "end", "message", "hip_name", "since"}
     assert by_path["clean.cpp"]["reports"] == []
     assert by_path["run.py"]["reports"][0]["kind"] == "python"
     t = doc["totals"]
@@ -87,3 +87,15 @@ def test_scan_errors(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scan", str(tree / "src"), "--format", "json", "--ast", "off"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert next(f["error"] for f in doc["files"] if f["error"]).endswith("binary file (NUL bytes); not translated")
+
+
+def test_a_report_is_serialised_the_same_by_scan_and_scan_warp(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # scan/1 wrote a report's HIP name as "hip", scan --warp --format json as "hip_name"
+    a = str(tree / "src" / "a.cu")
+    assert main(["scan", a, "--format", "json", "--rocm", "6.1", "--ast", "off"]) == 0
+    plain = json.loads(capsys.readouterr().out)["files"][0]["reports"]
+    assert main(["scan", a, "--warp", "--format", "json", "--rocm", "6.1", "--ast", "off"]) == 0
+    warp = json.loads(capsys.readouterr().out)["files"][0]["reports"]
+    assert plain == warp and len(plain) == 3
+    newer = next(r for r in plain if r["kind"] == "needs-newer-rocm")
+    assert newer["hip_name"] == "" and newer["since"] and "hip" not in newer

@@ -20,9 +20,10 @@ BACKUP_SUFFIX = ".prehip"
 
 
 def add_translate_options(p: argparse.ArgumentParser) -> None:
-    """The translation options convert and scan share (names follow hipify-clang)."""
-    g = p.add_argument_group("translation (hipify-clang's option names)")
-    g.add_argument("--rocm", default="7.0", metavar="X.Y",
+    """The translation options convert and scan share (names follow hipify-clang). Each one given
+    overrides the same key of the project's [tool.hipport] (engine/config.py); defaults come from there."""
+    g = p.add_argument_group("translation (hipify-clang's option names; defaults from [tool.hipport])")
+    g.add_argument("--rocm", default=None, metavar="X.Y",
                    help="target ROCm release; names HIP added later are reported (default: 7.0)")
     g.add_argument("--hip-kernel-execution-syntax", "-hip-kernel-execution-syntax", dest="ggl",
                    action="store_true", help="rewrite <<<...>>> launches as hipLaunchKernelGGL(...)")
@@ -51,39 +52,61 @@ def add_translate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--shims", action="store_true",
                    help="define what the target HIP lacks where an exact one-line shim exists (mapping/shims.tsv: "
                         "umin/umax/..., hipHostAlloc(T**)); each one is reported")
-    g.add_argument("--translate-strings", action=argparse.BooleanOptionalAction, default=True,
+    g.add_argument("--translate-strings", action=argparse.BooleanOptionalAction, default=None,
                    help="rename a string literal's space-separated words that are CUDA names, as hipify-clang "
                    "does (default); --no-translate-strings keeps literals byte for byte")
-    g.add_argument("--ast", choices=("auto", "on", "off"), default="auto",
-                   help="libclang AST mode: auto (when a clang resource dir and CUDA headers exist), on, off")
+    g.add_argument("--ast", choices=("auto", "on", "off"), default=None,
+                   help="libclang AST mode: auto (when a clang resource dir and CUDA headers exist), on, off "
+                        "(default: auto)")
     g.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="worker processes for large trees (default: all cores when it pays off)")
 
 
-def translate_options(args: argparse.Namespace) -> Any:
-    from hipport.engine.translate import TranslateOptions, rocm_version
+def cli_settings(args: argparse.Namespace) -> Any:
+    """config.Config for the paths: the project's [tool.hipport] with every option given laid over it."""
+    from hipport.engine.api import settings
+    from hipport.engine.config import ConfigError
 
-    try:
-        rocm = rocm_version(args.rocm)
-    except ValueError as e:
-        raise CliError(f"--rocm: {e}") from None
-    defines, include_dirs = list(args.defines), list(args.include_dirs)
+    flag = {True: True, False: None}  # a store_true flag not given leaves the project's value
     clang_defines, clang_includes = clang_arguments(getattr(args, "clang_args", None) or [])
-    defines += clang_defines
-    include_dirs += clang_includes
-    if args.ast == "on":
+    defines, include_dirs = [*args.defines, *clang_defines], [*args.include_dirs, *clang_includes]
+    overrides = {
+        "rocm": ("--rocm", args.rocm),
+        "launch_syntax": ("--hip-kernel-execution-syntax", "ggl" if args.ggl else None),
+        "roc": ("--roc", flag[args.roc]),
+        "miopen": ("--miopen", flag[args.miopen]),
+        "experimental": ("--experimental", flag[args.experimental]),
+        "hip_data_types": ("--use-hip-data-types", flag[args.hip_data_types]),
+        "include_dirs": ("-I", tuple(include_dirs) or None),
+        "defines": ("-D", tuple(defines) or None),
+        "skip_inactive": ("--skip-excluded-preprocessor-conditional-blocks", flag[args.skip_inactive]),
+        "amap": ("--amap", flag[args.amap]),
+        "translate_comments": ("--translate-comments", flag[args.translate_comments]),
+        "translate_strings": ("--translate-strings", args.translate_strings),
+        "shims": ("--shims", flag[getattr(args, "shims", False)]),
+        "ast": ("--ast", args.ast),
+        "fix_style": ("--fix-style", getattr(args, "fix_style", None)),
+        "archs": ("--arch", tuple(getattr(args, "archs", ())) or None),
+    }
+    try:
+        cfg = settings(args.paths, overrides)
+    except ConfigError as e:
+        raise CliError(str(e)) from None
+    if cfg.ast == "on":
         from hipport.engine import semantic
 
         why = semantic.unavailable_reason()
         if why is not None:
             raise CliError(f"--ast on: AST mode unavailable: {why}")
-    return TranslateOptions(
-        rocm=rocm, launch_syntax="ggl" if args.ggl else "chevron", roc=args.roc, experimental=args.experimental,
-        include_dirs=tuple(include_dirs), defines=tuple(defines), skip_inactive=args.skip_inactive, amap=args.amap,
-        miopen=args.miopen, hip_data_types=args.hip_data_types,
-        translate_comments=args.translate_comments, translate_strings=args.translate_strings, ast=args.ast,
-        shims=getattr(args, "shims", False),
-    )
+    return cfg
+
+
+def translate_options(args: argparse.Namespace, cfg: Any = None) -> Any:
+    """translate.TranslateOptions of the settings (outputs are named by convert's own options, so the
+    build-script naming mode stays "folder")."""
+    from hipport.engine.api import translate_options as options_of
+
+    return options_of(cfg if cfg is not None else cli_settings(args), output_mode="folder")
 
 
 # clang options (after `--`) that take their value as the next word; others are one word
@@ -159,7 +182,8 @@ def handle(args: argparse.Namespace) -> int:
     from hipport.engine.translate_batch import Job, port_files
     from hipport.engine.walk import WalkError, walk
 
-    options = translate_options(args)
+    cfg = cli_settings(args)
+    options = translate_options(args, cfg)
     try:
         items = walk(args.paths, skip=_skip_for(args))
     except WalkError as e:
@@ -198,7 +222,7 @@ def handle(args: argparse.Namespace) -> int:
         # the warp engine (rules, TOML) is only loaded when fixes are asked for: startup time
         from hipport.tui.commands._warp import warp_settings
 
-        fixes, style, warp_options = warp_settings(args, options.rocm)
+        fixes, style, warp_options = warp_settings(args, cfg)
     extra: dict[str, Any] = {"style": style} if style is not None else {}
     if getattr(args, "fixes_review", False) and fixes == "none":
         raise CliError("--fixes-review only applies with --fixes")

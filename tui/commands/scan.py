@@ -3,7 +3,7 @@
 The counterpart of hipify-perl's `-examine`: nothing is written. Every report (unsupported,
 needs-newer-rocm, deprecated, unknown, manual, python, info) is listed as file:line:col, followed by
 per-file statistics (converted references per API family, unconverted references, lines) and totals.
-The JSON schema ("hipport.scan/1") is documented in docs/translate.md and kept stable.
+The JSON schema ("hipport.scan/2"; /1 named a report's HIP name "hip") is documented in docs/translate.md and kept stable.
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from hipport.tui.cli import CliError
-from hipport.tui.commands.convert import add_translate_options, translate_options
-
-SCHEMA = "hipport.scan/1"
+from hipport.tui.commands.convert import add_translate_options, cli_settings, translate_options
 
 
 def register(subparsers: Any) -> None:
@@ -35,82 +33,13 @@ def register(subparsers: Any) -> None:
 
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
-    """Translate (without writing) every file and gather the scan document (the JSON shape)."""
-    from hipport.engine.translate_batch import Job, port_files
-    from hipport.engine.walk import WalkError, walk
+    """The scan document (engine/api.scan_document) for the parsed arguments."""
+    from hipport.engine.api import ApiError, scan_document
 
-    options = translate_options(args)
     try:
-        items = walk(args.paths)
-    except WalkError as e:
+        return scan_document(args.paths, translate_options(args), args.jobs)
+    except ApiError as e:
         raise CliError(str(e)) from None
-    if not items:
-        raise CliError("no CUDA, C++ or Python files under " + ", ".join(args.paths))
-    jobs = [Job(str(it.path), it.rel, options, render=False) for it in items]
-    files: list[dict[str, Any]] = []
-    totals: dict[str, Any] = {"files": 0, "errors": 0, "lines": 0, "converted": 0, "unconverted": 0,
-                              "reports": {}, "families": {}}
-    modes: set[str] = set()
-    for res in port_files(jobs, args.jobs):
-        entry: dict[str, Any] = {"path": res.path, "language": res.language, "error": res.error}
-        totals["files"] += 1
-        if res.error:
-            totals["errors"] += 1
-            files.append(entry)
-            continue
-        modes.add(res.mode)
-        families = {k.split(".", 1)[1]: v for k, v in sorted(res.stats.items()) if k.startswith("family.")}
-        converted = res.stats.get("converted", 0)
-        unconverted = res.stats.get("unconverted", 0)
-        lines = res.stats.get("lines", 0)
-        by_kind: dict[str, int] = {}
-        for r in res.reports:
-            by_kind[r["kind"]] = by_kind.get(r["kind"], 0) + 1
-        entry.update({
-            "mode": res.mode,
-            "stats": {
-                "lines": lines,
-                "changed_lines": res.changed_lines,
-                "bytes": res.bytes_in,
-                "replaced_bytes": res.replaced_bytes,
-                "converted": converted,
-                "unconverted": unconverted,
-                "conversion_percent": round(100.0 * converted / (converted + unconverted), 1)
-                if converted + unconverted else 100.0,
-                "families": families,
-                "edits": {k: res.stats.get(k, 0) for k in ("api", "include", "launch", "preproc")},
-                "reports": by_kind,
-            },
-            "reports": res.reports,
-        })
-        files.append(entry)
-        totals["lines"] += lines
-        totals["converted"] += converted
-        totals["unconverted"] += unconverted
-        for k, v in by_kind.items():
-            totals["reports"][k] = totals["reports"].get(k, 0) + v
-        for k, v in families.items():
-            totals["families"][k] = totals["families"].get(k, 0) + v
-    from hipport.engine.mapping import load
-
-    return {
-        "schema": SCHEMA,
-        "tool": {"name": "hipport", "version": _version()},
-        "rocm": ".".join(map(str, options.rocm)),
-        "mode": "/".join(sorted(modes)) or "-",
-        "mapping_commit": load().source_commit,
-        "files": files,
-        "totals": totals,
-    }
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("hipport")
-    except Exception:
-        return "0.1.0"
 
 
 def emit_json(doc: dict[str, Any], out: TextIO) -> None:
@@ -164,7 +93,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.warp or args.format == "sarif":
         from hipport.tui.commands._warp import warp_scan
 
-        return warp_scan(args, translate_options(args))
+        return warp_scan(args, cli_settings(args))
     doc = collect(args)
     emit = FORMATS[args.format]
     if args.output:

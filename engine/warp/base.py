@@ -1,0 +1,344 @@
+"""Warp analysis, shared state: tokens, brackets, functions, the hit record and token helpers.
+
+Token-level warp-width analysis of C++/CUDA/HIP text.
+
+The analysis follows values derived from `threadIdx` (thread ids, lane ids, warp ids), ballot and
+activemask results, mask constants and warp-size constants (macros, `constexpr`, `static const`)
+through assignments, small device helpers that return a lane id, and macros. A literal 32 is
+reported only when it meets such a value (or a warp builtin); tile sizes, bank padding, bit widths
+and 2-D block shapes do not, which is where most of the precision comes from.
+
+Each detector records a `Hit`: the rule, the tokens that changed meaning, the edits of both fix
+styles, and a union key; hits whose keys meet form one fix group.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..edits import Edit
+from .lex import ID, NUM, PUNCT, Tok, int_value, match_brackets, tokenize
+from .prelude import Needs
+from .scopes import Func, find_functions
+
+SYNC_CALLS = frozenset({
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
+    "__any_sync", "__all_sync", "__match_any_sync", "__match_all_sync", "__syncwarp",
+    "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
+    "__reduce_or_sync", "__reduce_xor_sync",
+})
+SHFL_CALLS = frozenset({
+    "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor",
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+})
+BALLOT_CALLS = frozenset({"__ballot", "__ballot_sync", "__activemask", "__match_any_sync", "__match_all_sync",
+                          "__match_any", "__match_all", "__ballot64"})
+BITCOUNT = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll"}
+NARROW_TYPES = frozenset({"unsigned", "int", "signed", "uint32_t", "int32_t", "uint", "u32"})
+TYPE_WORDS = NARROW_TYPES | {"long", "short", "auto", "size_t", "uint64_t", "int64_t", "char", "lane_mask_t"}
+TID_WORDS = frozenset({"threadIdx", "hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z", "__lane_id"})
+BLOCK_WORDS = frozenset({"blockIdx", "hipBlockIdx_x", "hipBlockIdx_y", "hipBlockIdx_z"})
+WARPISH = re.compile(r"(?i)warp|wavefront|^k?ws$|^wave_?size$|threads_per_warp|lanes_per")
+LANEISH = re.compile(r"(?i)^(lane|lane_?id|laneid|lane_idx|lid)$")
+HOST_THREADS = re.compile(r"(?i)thread|block_?size|blocksize|^block$|^bs$|^nthreads$|^tpb$")
+PTX_WARP = re.compile(r"%%laneid|%%lanemask|%%warpid|shfl\.|vote\.|activemask|redux\.sync|match\.")
+FULL32 = 0xFFFFFFFF
+WARP_OPS = SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset({"__any", "__all"})
+TRIG_NUMS = frozenset({1, FULL32})
+DEVICE_TRIGGERS = (SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset(BITCOUNT) | frozenset({
+    "%", "&", "/", ">>", "==", "!=", "<", ">=", "for", "if", "__shared__", "tiled_partition", "thread_block_tile",
+    "asm", "__asm__", "__asm", "warpSize"}))
+HOST_TRIGGERS = frozenset({"dim3", "warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "==", "!="})
+FILE_TRIGGERS = frozenset({"__launch_bounds__", "TempStorage", "warpSize", "==", "!="})
+
+
+@dataclass
+class Hit:
+    rule: str
+    anchor: int  # token index the finding points at
+    w64: list[Edit] | None
+    port: list[Edit] | None
+    w64_summary: str
+    port_summary: str
+    message: str
+    key: str
+    confidence: str = "high"
+    end_anchor: int | None = None
+
+
+@dataclass
+class Result:
+    toks: list[Tok]
+    funcs: list[Func]
+    hits: list[Hit]
+    needs: Needs
+    links: list[tuple[str, str]] = field(default_factory=list)  # union pairs of keys
+    prelude_at: int = 0
+
+
+class Base:
+    """Tokens, brackets, functions and what the passes learn; the token helpers every pass shares."""
+
+    def __init__(self, text: str, rocm: tuple[int, int], wave32_in_fatbin: bool) -> None:
+        self.text = text
+        self.rocm = rocm
+        self.wave32 = wave32_in_fatbin
+        self.toks = tokenize(text)
+        self.pairs = match_brackets(self.toks)
+        self._offset32: dict[tuple[int, int], bool] = {}  # has_offset32_shuffle, per token range
+        self.funcs, self.owner = find_functions(self.toks, self.pairs)
+        # token texts padded with "" at the end: indices -4..n+3 are safe (negative ones hit padding)
+        self.tx: list[str] = [t.text for t in self.toks] + [""] * 8
+        self.hits: list[Hit] = []
+        self.claimed: set[int] = set()  # token indices already edited by some hit
+        self.needs = Needs()
+        self.links: list[tuple[str, str]] = []
+        # file-level knowledge
+        self.w32_consts: dict[str, int] = {}     # name -> token index of its literal 32
+        self.mask_consts: dict[str, int] = {}    # name -> token index of its 0xffffffff literal
+        self.lane_funcs: set[str] = set()        # device helpers returning a lane id
+        self.lane32_funcs: set[str] = set()
+        self.macro_lane: set[str] = set()        # macros expanding to a lane id
+        self.macro_keys: set[str] = set()        # macros holding a lane/warp-id finding
+        # per-function knowledge (filled per function)
+        self.tid: set[str] = set()
+        self.gid: set[str] = set()
+        self.lane: set[str] = set()
+        self.lane32: set[str] = set()
+        self.warp: set[str] = set()
+        self.ballot: set[str] = set()
+        self.maskvars: dict[str, int] = {}
+        self.sub_warp: list[tuple[int, int]] = []
+        self.uses_index: dict[str, list[int]] | None = None  # name -> token indices, per function
+        self.fn_facts: dict[tuple[int, int], tuple[bool, set[str]]] = {}
+        self.device_triggers: frozenset[str] | set[str] = DEVICE_TRIGGERS
+
+    def t(self, i: int) -> str:
+        return self.tx[i]
+
+    def edit(self, i: int, repl: str, rule: str, j: int | None = None) -> Edit:
+        """Replace tokens i..j (inclusive) with `repl`."""
+        end = self.toks[j if j is not None else i].end
+        return Edit(self.toks[i].start, end, repl, rule)
+
+    def insert_after(self, i: int, text: str, rule: str) -> Edit:
+        e = self.toks[i].end
+        return Edit(e, e, text, rule)
+
+    def add(self, hit: Hit, claim: Iterable[int] = ()) -> bool:
+        claim = list(claim) or [hit.anchor]
+        if any(c in self.claimed for c in claim):
+            return False
+        self.claimed.update(claim)
+        self.hits.append(hit)
+        return True
+
+    def is_int(self, i: int, *values: int) -> bool:
+        t = self.toks[i] if 0 <= i < len(self.toks) else None
+        return t is not None and t.kind == NUM and int_value(t.text) in values
+
+    def left_operand(self, k: int, lo: int) -> tuple[int, int]:
+        j = k - 1
+        if j < lo:
+            return k, k
+        if self.tx[j] in (")", "]") and j in self.pairs:
+            a = self.pairs[j]
+            if a - 1 >= lo and self.toks[a - 1].kind == ID:  # call or subscript: f(...), s[...]
+                a -= 1
+            return a, k
+        a = j
+        while a - 2 >= lo and self.tx[a - 1] in (".", "->") and self.toks[a - 2].kind in (ID, PUNCT):
+            if self.toks[a - 2].kind == PUNCT and self.tx[a - 2] not in (")", "]"):
+                break
+            a -= 2
+        if self.tx[a - 1] == "(" and self.tx[a - 2] in TYPE_WORDS:  # C cast: (int)threadIdx.x
+            pass
+        return a, k
+
+    def right_operand_end(self, k: int, hi: int) -> int:
+        """End (exclusive) of the primary expression starting at token k."""
+        j = k
+        if self.tx[j] in ("(", "[") and j in self.pairs:
+            return self.pairs[j] + 1
+        while j < hi:
+            j += 1
+            if self.tx[j] in (".", "->"):
+                j += 1
+                continue
+            if self.tx[j] == "(" and j in self.pairs:  # call
+                return self.pairs[j] + 1
+            break
+        return j
+
+    def names(self, a: int, b: int) -> set[str]:
+        return {self.toks[k].text for k in range(a, b) if self.toks[k].kind == ID}
+
+    def tid_derived(self, a: int, b: int) -> bool:
+        ns = self.names(a, b)
+        if ns & BLOCK_WORDS or ns & self.gid:
+            return False
+        return bool(ns & TID_WORDS or ns & self.tid or ns & self.lane or ns & self.lane_funcs
+                    or ns & self.macro_lane)
+
+    def laneish(self, a: int, b: int) -> bool:
+        ns = self.names(a, b)
+        if ns & self.lane or ns & self.lane_funcs or ns & self.macro_lane or "__lane_id" in ns:
+            return True
+        if any(LANEISH.match(n) for n in ns):
+            return True
+        # threadIdx.x % <anything> / & <anything>
+        has_mod = any(self.tx[k] in ("%", "&") for k in range(a, b))
+        return bool(has_mod and (ns & TID_WORDS or ns & self.tid))
+
+    def stmt_bounds(self, k: int, lo: int, hi: int) -> tuple[int, int]:
+        a = k
+        depth = 0
+        while a > lo:
+            x = self.tx[a - 1]
+            if x in (")", "]"):
+                depth += 1
+            elif x in ("(", "["):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and x in (";", "{", "}"):
+                break
+            a -= 1
+        return a, self.scan_to(k, hi, (";",))
+
+    def scan_to(self, b: int, hi: int, stops: tuple[str, ...]) -> int:
+        """First index from b (before hi) of an unmatched closing bracket or a top-level stop token."""
+        depth = 0
+        while b < hi:
+            x = self.tx[b]
+            if x in ("(", "[", "{"):
+                depth += 1
+            elif x in (")", "]", "}"):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and x in stops:
+                break
+            b += 1
+        return b
+
+    def stmt_start(self, k: int, lo: int) -> int:
+        s = k
+        while s > lo and self.tx[s - 1] not in (";", "{", "}"):
+            s -= 1
+        return s
+
+    def narrow_type_span(self, a: int, k: int) -> tuple[int, int] | None:
+        """Token span of a 32-bit integer type among tokens [a, k) declaring the name at k."""
+        idx = [i for i in range(a, k) if self.tx[i] in TYPE_WORDS]
+        if not idx:
+            return None
+        words = {self.tx[i] for i in idx}
+        if not words <= NARROW_TYPES:
+            return None
+        if any(self.tx[i] not in TYPE_WORDS and self.tx[i] not in ("const", "static", "volatile", "register",
+                                                                   "__shared__", "constexpr", "__device__")
+               for i in range(idx[0], idx[-1] + 1)):
+            return None
+        return idx[0], idx[-1]
+
+    def uses_name(self, name: str, a: int, b: int) -> bool:
+        return any(self.toks[k].kind == ID and self.toks[k].text == name for k in range(a, b))
+
+    def has_lane32(self, a: int, b: int) -> int | None:
+        """Token index of the 32/31 literal in `tid % 32` / `tid & 31` within [a, b), else None."""
+        for k in range(a, b):
+            x = self.tx[k]
+            if x == "%" and (self.is_int(k + 1, 32) or self.tx[k + 1] in self.w32_consts):
+                la, lb = self.left_operand(k, a)
+                if self.tid_derived(la, lb):
+                    return k + 1
+            if x == "&" and self.is_int(k + 1, 31):
+                la, lb = self.left_operand(k, a)
+                if self.tid_derived(la, lb):
+                    return k + 1
+        return None
+
+    def split_args(self, lp: int) -> list[tuple[int, int]]:
+        rp = self.pairs.get(lp)
+        if rp is None:  # unbalanced '(' (a file mid-edit): no arguments to look at
+            return []
+        out: list[tuple[int, int]] = []
+        s = lp + 1
+        depth = 0
+        for q in range(lp + 1, rp):
+            x = self.tx[q]
+            if x in ("(", "[", "{"):
+                depth += 1
+            elif x in (")", "]", "}"):
+                depth -= 1
+            elif x == "," and depth == 0:
+                out.append((s, q))
+                s = q + 1
+        if rp > lp + 1:
+            out.append((s, rp))
+        return out
+
+    def split_commas(self, a: int, b: int) -> list[tuple[int, int]]:
+        out = []
+        s = a
+        depth = 0
+        for q in range(a, b):
+            x = self.tx[q]
+            if x in ("(", "[", "{"):
+                depth += 1
+            elif x in (")", "]", "}"):
+                depth -= 1
+            elif x == "," and depth == 0:
+                out.append((s, q))
+                s = q + 1
+        out.append((s, b))
+        return out
+
+    def warpid32(self, a: int, b: int) -> int | None:
+        for k in range(a, b):
+            x = self.tx[k]
+            if x == "/" and self.is_int(k + 1, 32):
+                la, lb = self.left_operand(k, a)
+                if self.tid_derived(la, lb) or self.is_blockdim(la, lb):
+                    return k + 1
+            if x == ">>" and self.is_int(k + 1, 5):
+                la, lb = self.left_operand(k, a)
+                if self.tid_derived(la, lb):
+                    return k + 1
+        return None
+
+    def is_blockdim(self, a: int, b: int) -> bool:
+        return self.tx[a] in ("blockDim", "hipBlockDim_x") and b - a <= 3
+
+    def guard(self, k: int, key: str) -> None:
+        x = self.tx[k]
+        if x not in ("==", "!="):
+            return
+        if self.is_int(k + 1, 32):
+            lhs = self.tx[k - 1]
+            lit = k + 1
+        elif self.is_int(k - 1, 32):
+            lhs = self.tx[k + 1]
+            lit = k - 1
+        else:
+            return
+        if not (lhs == "warpSize" or lhs in self.w32_consts or (WARPISH.search(lhs) and self.tx[k - 2] in (".", "->"))
+                or (lhs == "warpSize" and self.tx[k - 2] in (".", "->"))):
+            return
+        span = (min(k, lit), max(k, lit))
+        wrep = f"{x} 64" if lit > k else f"64 {x}"
+        prep = ("<= 64" if x == "==" else "> 64") if lit > k else ("64 >=" if x == "==" else "64 <")
+        self.add(Hit("W64-20", lit, [self.edit(span[0], wrep, "W64-20", span[1])],
+                     [self.edit(span[0], prep, "W64-20", span[1])],
+                     "expect 64", "accept any warp size up to 64",
+                     "Hard guard on a 32-lane warp: fails outright on a 64-lane wavefront.",
+                     f"w32:{lhs}" if lhs in self.w32_consts else key), claim=[k, lit])
+
+
+
+def _hex8(s: str) -> bool:
+    t = s.rstrip("uUlL").lower()
+    return t.startswith("0x") and len(t) == 10

@@ -1,0 +1,117 @@
+"""Host code: launch geometry and host-side warp-size arithmetic."""
+
+from __future__ import annotations
+
+from .base import (
+    HOST_THREADS,
+    HOST_TRIGGERS,
+    WARPISH,
+    Base,
+    Hit,
+)
+from .lex import ID, NUM, int_value
+from .scopes import Func
+
+
+class HostRules(Base):
+    def host_function(self, f: Func) -> None:
+        a, b = f.body
+        key = "host"
+        block_names = set()
+        tx = self.tx
+        for k in [j for j in range(a, b) if tx[j] == "<<<" or tx[j] == "hipLaunchKernelGGL"]:
+            x = self.tx[k]
+            if x == "<<<":
+                end = next((q for q in range(k, b) if self.tx[q] == ">>>"), None)
+                if end is None:
+                    continue
+                args = self.split_commas(k + 1, end)
+                if len(args) >= 2:
+                    ba, bb = args[1]
+                    if bb == ba + 1 and self.toks[ba].kind == ID:
+                        block_names.add(self.tx[ba])
+                    self.block_literal(ba, bb)
+            if x == "hipLaunchKernelGGL" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
+                args = self.split_args(k + 1)
+                if len(args) >= 3:
+                    ba, bb = args[2]
+                    if bb == ba + 1 and self.toks[ba].kind == ID:
+                        block_names.add(self.tx[ba])
+                    self.block_literal(ba, bb)
+        trig = HOST_TRIGGERS | self.w32_consts.keys()
+        for k in [j for j in range(a, b) if tx[j] in trig or tx[j] == "32"]:
+            x = self.tx[k]
+            t = self.toks[k]
+            # dim3 block(32) used as a launch's block
+            if x == "dim3" and self.toks[k + 1].kind == ID and self.tx[k + 2] == "(" and self.tx[k + 1] in block_names:
+                self.block_literal(k + 3, self.pairs.get(k + 2, k + 3))
+            # host launch math with 32
+            if t.kind == NUM and int_value(x) == 32 and "." not in x:
+                other = None
+                if self.tx[k - 1] == "*" and self.toks[k - 2].kind == ID:
+                    other = self.tx[k - 2]
+                    mode = "mul"
+                elif self.tx[k + 1] == "*" and self.toks[k + 2].kind == ID:
+                    other = self.tx[k + 2]
+                    mode = "mul"
+                elif (self.tx[k - 1] == "/" and self.toks[k - 2].kind in (ID,)) or (self.tx[k - 1] == "/" and self.tx[k - 2] == ")"):
+                    la, lb = self.left_operand(k - 1, a)
+                    ns = self.names(la, lb)
+                    if any(HOST_THREADS.search(n) for n in ns) or "blockDim" in ns:
+                        other = next(iter(ns))
+                    mode = "div"
+                if other is not None and (mode == "div" or WARPISH.search(other)):
+                    self.needs.host_ws = True
+                    self.add(Hit("W64-10", k, [self.edit(k, "64", "W64-10")],
+                                 [self.edit(k, "hipport_host_warp_size()", "W64-10")],
+                                 "64 threads per wavefront", "query the device's warp size",
+                                 "Host launch math assumes 32 threads per warp: on MI-series GPUs a wavefront "
+                                 "has 64, so thread counts, warp counts or shared-memory sizes disagree with the "
+                                 "kernel.", "hostmath", "medium"))
+            # warp-size constants / device-only names used on the host
+            if t.kind == ID and x in self.w32_consts and self.tx[k - 1] not in ("define",):
+                if self.host_runtime_context(k, a, b):
+                    self.needs.host_ws = True
+                    self.add(Hit("W64-10", k, [], [self.edit(k, "hipport_host_warp_size()", "W64-10")],
+                                 f"{x} is 64 after the wave64 fix", "query the device's warp size",
+                                 f"Host code uses the device warp-size constant {x}: the host pass has no "
+                                 "architecture, so a compile-time value is wrong for some GPU in a fat binary.",
+                                 f"w32:{x}", "medium"))
+                else:
+                    self.links.append(("hostmath", f"w32:{x}"))
+            if t.kind == ID and x in ("warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__") \
+                    and self.tx[k - 1] not in (".", "->") and (x != "warpSize" or self.rocm >= (7, 0)):
+                self.needs.host_ws = True
+                self.add(Hit("W64-10", k, [self.edit(k, "64", "W64-10")],
+                             [self.edit(k, "hipport_host_warp_size()", "W64-10")],
+                             "64", "query the device's warp size",
+                             f"{x} used in host code: " + ("device-only from ROCm 7.0." if x == "warpSize" else
+                                                           "it is 64 in the host pass even for wave32 GPUs."),
+                             key, "high"))
+            if x in ("==", "!="):
+                self.guard(k, key)
+        if any(h.key == "hostmath" for h in self.hits):
+            self.links.append(("hostmath", "devicegroups"))
+
+    def host_runtime_context(self, k: int, a: int, b: int) -> bool:
+        s, e = self.stmt_bounds(k, a, b)
+        words = {self.tx[q] for q in range(s, e)}
+        return not (words & {"constexpr", "static_assert", "template"}) and not any(
+            self.tx[q] == "[" for q in range(s, k)) and self.tx[k - 1] != "<"
+
+    def block_literal(self, a: int, b: int) -> None:
+        lits = [q for q in range(a, b) if self.toks[q].kind == NUM]
+        if not lits or any(self.toks[q].kind == ID and self.tx[q] != "dim3" for q in range(a, b)):
+            return
+        prod = 1
+        for q in lits:
+            v = int_value(self.tx[q])
+            if v is None:
+                return
+            prod *= v
+        if prod % 64 and prod <= 1024:
+            self.add(Hit("W64-12", lits[0], None, None, "", "",
+                         f"Block of {prod} threads is not a multiple of 64: on MI-series GPUs the last wavefront "
+                         "runs partly empty, and width-64 reductions read inactive lanes as 0.",
+                         f"perf:{lits[0]}", "medium"))
+

@@ -83,6 +83,16 @@ class Fix:
 
 
 @dataclass(frozen=True, slots=True)
+class Use:
+    """One place a finding's root cause is used (issue 9: one finding per root cause, listing its uses)."""
+
+    line: int
+    col: int
+    text: str  # the source line, stripped, shortened
+    role: str = ""  # "lane" | "virtual" | "launch" | "bit-word" | "number" | "" (the finding's own kind)
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One 32-lane assumption at one place in the original text."""
 
@@ -97,6 +107,7 @@ class Finding:
     group: str           # fix-group id: findings that must change together share it
     fixes: tuple[Fix, ...]  # one per style (wave64, portable); may be empty when only a person can fix
     confidence: str = "high"  # "high" | "medium" | "low" (heuristic)
+    uses: tuple[Use, ...] = ()  # the other places of the same root cause (merged, or a constant's uses)
 
     def fix(self, style: FixStyle) -> Fix | None:
         for f in self.fixes:

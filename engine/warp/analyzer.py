@@ -14,22 +14,28 @@ from .device import DeviceRules
 from .filelevel import FileRules
 from .host import HostRules
 from .lex import ID
+from .roles import RoleRules
 
 __all__ = ["Analyzer", "Hit", "Result"]
 
 
-class Analyzer(DeviceRules, HostRules, FileRules):
+class Analyzer(DeviceRules, HostRules, FileRules, RoleRules):
     def run(self) -> Result:
         self.collect_constants()
         self.collect_lane_helpers()
+        self.classify_functions()
+        self.host_variables()
         self.macro_ids()
         self.device_triggers = (DEVICE_TRIGGERS | self.w32_consts.keys() | self.mask_consts.keys()
                                 | self.macro_keys)
         for f in self.funcs:
             if f.device:
+                self.virtual_fn = f.index in self.virtual_fns
                 self.device_function(f)
+                self.virtual_fn = False
             else:
                 self.host_function(f)
+        self.constant_roles()  # after the functions: it reads what each function learnt (fn_state)
         self.directives()
         self.file_level()
         if self.rocm < (7, 0):

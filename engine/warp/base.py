@@ -51,6 +51,10 @@ DEVICE_TRIGGERS = (SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset(BITCOUNT) 
     "%", "&", "/", ">>", "==", "!=", "<", ">=", "for", "if", "__shared__", "tiled_partition", "thread_block_tile",
     "asm", "__asm__", "__asm", "warpSize"}))
 HOST_TRIGGERS = frozenset({"dim3", "warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "==", "!="})
+# rules whose hits are dropped inside a consistent virtual 32-lane warp: lane ids, warp ids, loop starts,
+# last lanes and per-warp arrays of a 32-wide sub-group are all correct on a 64-lane wavefront
+VIRTUAL_OK = frozenset({"W64-01", "W64-02", "W64-05", "W64-06", "W64-07", "W64-13", "W64-14", "W64-17", "W64-18",
+                        "W64-23"})
 FILE_TRIGGERS = frozenset({"__launch_bounds__", "TempStorage", "warpSize", "==", "!="})
 
 
@@ -66,6 +70,8 @@ class Hit:
     key: str
     confidence: str = "high"
     end_anchor: int | None = None
+    review: str = ""  # why this hit's group is REVIEW, naming the use ("WS also sizes the launch at line 120")
+    uses: list[int] = field(default_factory=list)  # token indices of the other uses of the same root cause
 
 
 @dataclass
@@ -100,6 +106,7 @@ class Base:
         self.mask_consts: dict[str, int] = {}    # name -> token index of its 0xffffffff literal
         self.lane_funcs: set[str] = set()        # device helpers returning a lane id
         self.lane32_funcs: set[str] = set()
+        self.tid_funcs: set[str] = set()         # device helpers returning a thread id
         self.macro_lane: set[str] = set()        # macros expanding to a lane id
         self.macro_keys: set[str] = set()        # macros holding a lane/warp-id finding
         # per-function knowledge (filled per function)
@@ -114,6 +121,11 @@ class Base:
         self.uses_index: dict[str, list[int]] | None = None  # name -> token indices, per function
         self.fn_facts: dict[tuple[int, int], tuple[bool, set[str]]] = {}
         self.device_triggers: frozenset[str] | set[str] = DEVICE_TRIGGERS
+        self.virtual_fn = False  # the function being scanned is a consistent virtual 32-lane warp (roles.py)
+        self.virtual_fns: set[int] = set()
+        self.host_vars: dict[str, int] = {}
+        # per device function: the value sets device_function learnt (tid, gid, lane, lane32, warp, ballot)
+        self.fn_state: dict[int, tuple[set[str], set[str], set[str], set[str], set[str], set[str]]] = {}  # host `warp_size = 32` variables: name -> literal index
 
     def t(self, i: int) -> str:
         return self.tx[i]
@@ -128,12 +140,18 @@ class Base:
         return Edit(e, e, text, rule)
 
     def add(self, hit: Hit, claim: Iterable[int] = ()) -> bool:
+        if self.virtual_fn and hit.rule in VIRTUAL_OK:
+            return False  # a self-consistent 32-lane sub-group is correct on a 64-lane wavefront
         claim = list(claim) or [hit.anchor]
         if any(c in self.claimed for c in claim):
             return False
         self.claimed.update(claim)
         self.hits.append(hit)
         return True
+
+    def line(self, i: int) -> int:
+        """1-based line of token i."""
+        return self.text.count("\n", 0, self.toks[i].start) + 1
 
     def is_int(self, i: int, *values: int) -> bool:
         t = self.toks[i] if 0 <= i < len(self.toks) else None
@@ -180,7 +198,7 @@ class Base:
         if ns & BLOCK_WORDS or ns & self.gid:
             return False
         return bool(ns & TID_WORDS or ns & self.tid or ns & self.lane or ns & self.lane_funcs
-                    or ns & self.macro_lane)
+                    or ns & self.macro_lane or ns & self.tid_funcs)
 
     def laneish(self, a: int, b: int) -> bool:
         ns = self.names(a, b)
@@ -313,6 +331,29 @@ class Base:
     def is_blockdim(self, a: int, b: int) -> bool:
         return self.tx[a] in ("blockDim", "hipBlockDim_x") and b - a <= 3
 
+    def enclosing_call(self, k: int) -> int | None:
+        """Token index of the callee name whose argument list holds token k (innermost), else None."""
+        depth = 0
+        q = k - 1
+        while q > 0 and q > k - 200:
+            x = self.tx[q]
+            if x in (")", "]"):
+                depth += 1
+            elif x in ("(", "["):
+                if depth == 0:
+                    if x == "(" and self.toks[q - 1].kind == ID:
+                        return q - 1
+                    if x == "(" and self.tx[q - 1] == ">":
+                        return None
+                    if x == "[":
+                        return None
+                else:
+                    depth -= 1
+            elif x in (";", "{", "}"):
+                return None
+            q -= 1
+        return None
+
     def guard(self, k: int, key: str) -> None:
         x = self.tx[k]
         if x not in ("==", "!="):
@@ -325,9 +366,10 @@ class Base:
             lit = k - 1
         else:
             return
-        if not (lhs == "warpSize" or lhs in self.w32_consts or (WARPISH.search(lhs) and self.tx[k - 2] in (".", "->"))
-                or (lhs == "warpSize" and self.tx[k - 2] in (".", "->"))):
-            return
+        if not (lhs == "warpSize" or (WARPISH.search(lhs) and self.tx[k - 2] in (".", "->"))):
+            return  # a constant compared with 32 is one of its uses (roles.py); `WS == 32` stays true after a split
+        if not self.hard_guard(k):
+            return  # `if (warpSize == 32) fast(); else general();` is right on every platform: never flip it
         span = (min(k, lit), max(k, lit))
         wrep = f"{x} 64" if lit > k else f"64 {x}"
         prep = ("<= 64" if x == "==" else "> 64") if lit > k else ("64 >=" if x == "==" else "64 <")
@@ -335,7 +377,26 @@ class Base:
                      [self.edit(span[0], prep, "W64-20", span[1])],
                      "expect 64", "accept any warp size up to 64",
                      "Hard guard on a 32-lane warp: fails outright on a 64-lane wavefront.",
-                     f"w32:{lhs}" if lhs in self.w32_consts else key), claim=[k, lit])
+                     key), claim=[k, lit])
+
+    def hard_guard(self, k: int) -> bool:
+        """The comparison at k sits in assert/static_assert/#if, or in an `if` whose statement exits."""
+        if self.toks[k].pp >= 0:
+            return True
+        call = self.enclosing_call(k)
+        if call is None:
+            return False
+        name = self.tx[call]
+        if name in ("assert", "static_assert", "_Static_assert"):
+            return True
+        if name == "if":
+            rp = self.pairs.get(call + 1)
+            if rp is None:
+                return False
+            body_end = self.pairs.get(rp + 1, rp) if self.tx[rp + 1] == "{" else self.scan_to(rp + 1, len(self.toks), (";",))
+            return bool({"abort", "exit", "throw", "__trap", "__builtin_trap", "assert", "return", "printf",
+                         "fprintf"} & set(self.tx[rp + 1:body_end + 1]))
+        return False
 
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import re
 from collections.abc import Sequence
 
 from ..edits import Edit
-from ..model import Finding, Fix, FixGroup, FixStyle, Severity, Translation
+from ..model import Finding, Fix, FixGroup, FixStyle, FixTier, Severity, Translation, Use
 from ..source import Source
-from .analyzer import Result
+from .analyzer import Hit, Result
 from .prelude import Needs, prelude_text
 from .rules import RULES
 
@@ -54,50 +56,58 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
                    translation: Translation | None) -> tuple[list[Finding], list[FixGroup]]:
     spans = _Spans(translation.edits) if translation is not None else None
     uf = _UnionFind()
-    raw: list[tuple[Finding, str, Result]] = []
+    where = source.path.name if source.path is not None else "line"
+    raw: list[tuple[Finding, str, str]] = []  # finding, union key, review reason
     for res in results:
         hit_keys = {h.key for h in res.hits}
         for a, b in set(res.links):
-            if b == "devicegroups":
-                for k in hit_keys:
-                    if k.startswith("fn:"):
-                        uf.union(a, k)
-            elif a in hit_keys or b in hit_keys:
+            if a in hit_keys or b in hit_keys:
                 uf.union(a, b)
-        for h in res.hits:
+        for hits in _root_causes(res.hits, uf):
+            h = hits[0]
             tok = res.toks[h.anchor]
             end_tok = res.toks[h.end_anchor] if h.end_anchor is not None else tok
             line, col = source.line_col(tok.start)
             rule = RULES[h.rule]
             fixes: list[Fix] = []
             note = ""
-            for style, edits, summary in ((FixStyle.WAVE64, h.w64, h.w64_summary),
-                                          (FixStyle.PORTABLE, h.port, h.port_summary)):
-                if edits is None or (style == FixStyle.WAVE64 and wave32):
+            for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
+                per = [x.w64 if style == FixStyle.WAVE64 else x.port for x in hits]
+                summary = h.w64_summary if style == FixStyle.WAVE64 else h.port_summary
+                if any(e is None for e in per) or (style == FixStyle.WAVE64 and wave32):
                     continue
+                edits = [e for es in per if es is not None for e in es]
                 if spans is not None and any(spans.conflicts(e) for e in edits):
                     note = " No automatic fix: it would overlap a translated span."
                     continue
                 fixes.append(Fix(style, tuple(edits), summary))
             if wave32 and h.w64 is not None:
                 note += " No wave64 fix: the target list includes a wave32 (gfx10/11/12) architecture."
+            use_toks = sorted({x.anchor for x in hits[1:]} | {u for x in hits for u in x.uses} - {h.anchor})
+            uses = tuple(_use(source, res.toks[u].start) for u in use_toks)
+            if len(hits) > 1:
+                note += f" Same cause at {len(hits) - 1} more place{'s' if len(hits) > 2 else ''} in this function."
             f = Finding(
                 id=f"{h.rule}:{line}:{col}", rule=h.rule, severity=Severity(rule.severity),
                 start=tok.start, end=end_tok.end, line=line, col=col, message=h.message + note,
-                group="", fixes=tuple(fixes), confidence=h.confidence,
+                group="", fixes=tuple(fixes), confidence=h.confidence, uses=uses,
             )
-            raw.append((f, res_key(uf, h.key), res))
+            review = next((x.review for x in hits if x.review), "")
+            raw.append((f, uf.find(h.key), re.sub(r"\bat line (\d+)", rf"at {where}:\1", review)))
     raw.sort(key=lambda r: (r[0].start, r[0].rule))
     # group ids: the first finding (in text order) of each union names the group
     names: dict[str, str] = {}
     members: dict[str, list[Finding]] = {}
+    reviews: dict[str, str] = {}
     findings: list[Finding] = []
-    for f, root, _res in raw:
+    for f, root, review in raw:
         root = uf.find(root)
         gid = names.setdefault(root, f"group:{f.id}")
-        g = Finding(f.id, f.rule, f.severity, f.start, f.end, f.line, f.col, f.message, gid, f.fixes, f.confidence)
+        g = dataclasses.replace(f, group=gid)
         findings.append(g)
         members.setdefault(gid, []).append(g)
+        if review and gid not in reviews:
+            reviews[gid] = review
     groups: list[FixGroup] = []
     needs = Needs()
     prelude_at: int | None = None
@@ -113,8 +123,8 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
             edits = [e for f in fs if (fx := f.fix(style)) is not None for e in fx.edits]
             if not edits:
                 continue
-            uses = any(sym in e.replacement for e in edits for sym in PRELUDE_SYMBOLS)
-            if not uses and not (needs.sync_shim or needs.syncwarp_shim):
+            helpers = any(sym in e.replacement for e in edits for sym in PRELUDE_SYMBOLS)
+            if not helpers and not (needs.sync_shim or needs.syncwarp_shim):
                 continue
             text = prelude_text(needs, style == FixStyle.PORTABLE, source.newline)
             if text and prelude_at is not None:
@@ -124,9 +134,25 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
         reason = ("these findings share lane ids, warp ids, masks or warp-size constants; accept them together "
                   "(a partial fix can be worse than none): " + ", ".join(rules)) if len(fs) > 1 else \
             f"independent finding ({rules[0]})"
-        groups.append(FixGroup(gid, tuple(f.id for f in fs), reason, tuple(shared)))
+        tier = FixTier.REVIEW if gid in reviews else FixTier.SAFE
+        if not any(f.fixes for f in fs):
+            tier, reviews[gid] = FixTier.REVIEW, reviews.get(gid) or "no automatic fix: a person has to decide"
+        groups.append(FixGroup(gid, tuple(f.id for f in fs), reason, tuple(shared), tier, reviews.get(gid, "")))
     return findings, groups
 
 
-def res_key(uf: _UnionFind, key: str) -> str:
-    return uf.find(key)
+def _root_causes(hits: list[Hit], uf: _UnionFind) -> list[list[Hit]]:
+    """Hits of one rule, one message and one fix group are one root cause (one finding listing its uses):
+    fifty `0xffffffff` masks in one kernel are one finding, not fifty."""
+    out: dict[tuple[str, str, str, str, str], list[Hit]] = {}
+    for h in sorted(hits, key=lambda x: x.anchor):
+        out.setdefault((h.rule, uf.find(h.key), h.message, h.w64_summary, h.port_summary), []).append(h)
+    return list(out.values())
+
+
+def _use(source: Source, offset: int) -> Use:
+    line, col = source.line_col(offset)
+    s = source.text.rfind("\n", 0, offset) + 1
+    e = source.text.find("\n", offset)
+    text = source.text[s:e if e >= 0 else len(source.text)].strip()
+    return Use(line, col, text[:100])

@@ -33,6 +33,7 @@ class DeviceRules(DeviceForms):
         self.propagate(a + 1, b)
         self.propagate(a + 1, b)  # second pass: uses before definitions in loops
         self.detect_device(f, a + 1, b, key)
+        self.fn_state[f.index] = (self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot)
 
     def explicit_width_args(self, a: int, b: int) -> list[tuple[int, int]]:
         """Argument spans of shuffles given an explicit width of at most 32: deliberate sub-warp logic."""
@@ -100,7 +101,7 @@ class DeviceRules(DeviceForms):
                 self.warp.add(name)
             if ns & BLOCK_WORDS or ns & self.gid:
                 self.gid.add(name)
-            elif ns & TID_WORDS or ns & self.tid:
+            elif ns & TID_WORDS or ns & self.tid or ns & self.tid_funcs:
                 if name not in self.lane and name not in self.warp:
                     self.tid.add(name)
             if ns & BALLOT_CALLS or ns & self.ballot:
@@ -260,12 +261,14 @@ class DeviceRules(DeviceForms):
             # W64-13: tiled_partition<32>
             if x in ("tiled_partition", "thread_block_tile") and self.tx[k + 1] == "<" and self.is_int(k + 2, 32) \
                     and self.tx[k + 3] == ">":
-                self.needs.ws = True
-                self.add(Hit("W64-13", k + 2, [self.edit(k + 2, "64", "W64-13")],
-                             [self.edit(k + 2, "HIPPORT_WS", "W64-13")],
-                             f"{x}<64>", f"{x}<HIPPORT_WS>",
-                             f"{x}<32> is half a 64-lane wavefront: code that treats the tile as the warp "
-                             "produces two partial results per wavefront.", key))
+                # only reached when the function also uses whole-wave operations (a consistent tile is a
+                # virtual warp: base.VIRTUAL_OK); widening the tile alone breaks its 32-bounded loops
+                self.add(Hit("W64-13", k + 2, None, None, "", "",
+                             "A 32-lane tile is half a 64-lane wavefront, and this function also uses whole-wavefront "
+                             "operations (ballots, warpSize, width-less shuffles): check that the tile is not "
+                             "treated as the hardware warp. No automatic fix: widening the tile needs every "
+                             "bound that goes with it.", key, "medium",
+                             review=f"tile of 32 mixed with whole-wavefront operations at line {self.line(k)}"))
             # W64-14: warp-synchronous tail that starts at 16
             if x == "if" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 self.sync_tail(k, a, b, key)
@@ -284,9 +287,6 @@ class DeviceRules(DeviceForms):
                 self.guard(k, key)
             if x in self.macro_keys:
                 self.links.append((key, f"macro:{x}"))
-            # W64-08 uses
-            if t.kind == ID and x in self.w32_consts:
-                self.links.append((key, f"w32:{x}"))
             if t.kind == ID and x in self.mask_consts:
                 self.links.append((key, f"mask:{x}"))
 

@@ -7,10 +7,12 @@ import re
 
 from ..edits import Edit
 from .base import (
+    BLOCK_WORDS,
     FILE_TRIGGERS,
     FULL32,
     SYNC_CALLS,
     TID_WORDS,
+    TYPE_WORDS,
     WARPISH,
     Base,
     Hit,
@@ -43,7 +45,12 @@ class FileRules(Base):
                 v = int_value(toks[i + 2].text)
                 prev = {self.tx[k] for k in range(max(0, i - 5), i)}
                 constish = bool(prev & {"constexpr", "const", "enum"}) or self.tx[i - 1] in ("{", ",")
-                if v == 32 and WARPISH.search(t.text) and constish:
+                fi = self.owner[i]
+                host = fi >= 0 and not self.funcs[fi].device
+                declares = self.tx[i - 1] in TYPE_WORDS or self.tx[i - 1] in ("const", ",")
+                if v == 32 and WARPISH.search(t.text) and host and declares:
+                    self.host_vars[t.text] = i + 2  # `int devID, warp_size = 32;` (roles.host_variables)
+                elif v == 32 and WARPISH.search(t.text) and constish:
                     self.w32_consts[t.text] = i + 2
                 elif v == FULL32 and _hex8(toks[i + 2].text) and prev & {"constexpr", "const"} \
                         and self.owner[i] < 0:
@@ -64,6 +71,8 @@ class FileRules(Base):
                         self.lane_funcs.add(f.name)
                     elif self.laneish(k + 1, e) and "warpSize" in self.names(k + 1, e):
                         self.lane_funcs.add(f.name)
+                    elif self.names(k + 1, e) & TID_WORDS and not self.names(k + 1, e) & BLOCK_WORDS:
+                        self.tid_funcs.add(f.name)  # `static DEVICE int Tid() { return threadIdx.x; }`
         # macros: #define LANE (threadIdx.x % 32)
         for i in [j for j, x in enumerate(self.tx) if x == "define"]:
             t = self.toks[i]
@@ -152,13 +161,7 @@ class FileRules(Base):
                     self.macro_keys.add(name)
 
     def file_level(self) -> None:
-        # W64-08: warp-size constants
-        for name, lit in self.w32_consts.items():
-            self.needs.ws = True
-            self.add(Hit("W64-08", lit, [self.edit(lit, "64", "W64-08")], [self.edit(lit, "HIPPORT_WS", "W64-08")],
-                         f"{name} = 64", f"{name} = HIPPORT_WS (64 on gfx8/gfx9, 32 elsewhere)",
-                         f"Warp-size constant {name} is 32: every lane id, warp id, loop start and array size "
-                         "derived from it is wrong on a 64-lane wavefront.", f"w32:{name}"))
+        # W64-08 (warp-size constants) is decided by the roles of their uses: roles.py
         # W64-03 on mask constants that reach a *_sync builtin
         for name, lit in self.mask_consts.items():
             if any(self.tx[k] == name and self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS

@@ -16,7 +16,7 @@ from .scopes import Func
 class HostRules(Base):
     def host_function(self, f: Func) -> None:
         a, b = f.body
-        key = "host"
+        key = f"host:{f.index}"
         block_names = set()
         tx = self.tx
         for k in [j for j in range(a, b) if tx[j] == "<<<" or tx[j] == "hipLaunchKernelGGL"]:
@@ -38,7 +38,7 @@ class HostRules(Base):
                     if bb == ba + 1 and self.toks[ba].kind == ID:
                         block_names.add(self.tx[ba])
                     self.block_literal(ba, bb)
-        trig = HOST_TRIGGERS | self.w32_consts.keys()
+        trig = HOST_TRIGGERS
         for k in [j for j in range(a, b) if tx[j] in trig or tx[j] == "32"]:
             x = self.tx[k]
             t = self.toks[k]
@@ -67,20 +67,13 @@ class HostRules(Base):
                                  "64 threads per wavefront", "query the device's warp size",
                                  "Host launch math assumes 32 threads per warp: on MI-series GPUs a wavefront "
                                  "has 64, so thread counts, warp counts or shared-memory sizes disagree with the "
-                                 "kernel.", "hostmath", "medium"))
-            # warp-size constants / device-only names used on the host
-            if t.kind == ID and x in self.w32_consts and self.tx[k - 1] not in ("define",):
-                if self.host_runtime_context(k, a, b):
-                    self.needs.host_ws = True
-                    self.add(Hit("W64-10", k, [], [self.edit(k, "hipport_host_warp_size()", "W64-10")],
-                                 f"{x} is 64 after the wave64 fix", "query the device's warp size",
-                                 f"Host code uses the device warp-size constant {x}: the host pass has no "
-                                 "architecture, so a compile-time value is wrong for some GPU in a fat binary.",
-                                 f"w32:{x}", "medium"))
-                else:
-                    self.links.append(("hostmath", f"w32:{x}"))
+                                 "kernel.", key, "medium",
+                                 review=f"host launch math at line {self.line(k)}: whether it means one "
+                                 "hardware wavefront depends on the kernel"))
+            # a warp-size constant used on the host is one of the constant's uses (roles.py)
             if t.kind == ID and x in ("warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__") \
-                    and self.tx[k - 1] not in (".", "->") and (x != "warpSize" or self.rocm >= (7, 0)):
+                    and self.tx[k - 1] not in (".", "->") and (x != "warpSize" or self.rocm >= (7, 0)) \
+                    and x not in self.host_vars and x not in self.w32_consts:  # a local `int warpSize = 32;`
                 self.needs.host_ws = True
                 self.add(Hit("W64-10", k, [self.edit(k, "64", "W64-10")],
                              [self.edit(k, "hipport_host_warp_size()", "W64-10")],
@@ -90,8 +83,6 @@ class HostRules(Base):
                              key, "high"))
             if x in ("==", "!="):
                 self.guard(k, key)
-        if any(h.key == "hostmath" for h in self.hits):
-            self.links.append(("hostmath", "devicegroups"))
 
     def host_runtime_context(self, k: int, a: int, b: int) -> bool:
         s, e = self.stmt_bounds(k, a, b)

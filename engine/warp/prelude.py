@@ -1,7 +1,11 @@
 """Shared insertions of a fix group: the portable warp-size helpers and pre-ROCm-7 shims.
 
-One text per file and style (groups insert the same text at the same place; the pipeline keeps
-one copy), guarded so a file that is fixed twice still compiles.
+Each helper is a fixed text under ITS OWN guard (`HIPPORT_WS`, `HIPPORT_LANE_MASK_T`, ...), so the
+preludes of different files of one project compose: a header fixed for `HIPPORT_WS` and a source
+fixed for `lane_mask_t` each bring the part they need, and a part seen twice is skipped whole.
+(One guard over varying contents lost `lane_mask_t` in whichever file included a header second;
+issue 9.) A separate `hipport_warp.h` header was the alternative; it would be the one output file
+that no input file maps to, and every writer, diff view and commit path would need to know it.
 """
 
 from __future__ import annotations
@@ -35,10 +39,16 @@ typedef unsigned long long lane_mask_t;  /* HIP ballots and *_sync masks are 64-
 typedef unsigned int lane_mask_t;
 #endif"""
 
-HOST_WS = """static inline int hipport_host_warp_size() {  /* the device's real warp size, 32 or 64 */
+HOST_WS = """static inline int hipport_host_warp_size() {  /* the current device's warp size: 32 or 64, never 0 */
   int dev = 0, ws = 0;
-  (void)hipGetDevice(&dev);
-  (void)hipDeviceGetAttribute(&ws, hipDeviceAttributeWarpSize, dev);
+  if (hipGetDevice(&dev) != hipSuccess || hipDeviceGetAttribute(&ws, hipDeviceAttributeWarpSize, dev) != hipSuccess
+      || ws <= 0) {
+#if defined(__HIP_PLATFORM_AMD__)
+    ws = 64;  /* no device to ask: assume the wider (gfx9) wavefront */
+#else
+    ws = 32;
+#endif
+  }
   return ws;
 }"""
 
@@ -67,23 +77,35 @@ SYNCWARP_SHIM = """#if defined(__HIP_PLATFORM_AMD__) && HIP_VERSION < 70000000
 #endif"""
 
 
+GUARDS = {"WS": "HIPPORT_WS", "MASK_T": "HIPPORT_LANE_MASK_T", "HOST_WS": "HIPPORT_HOST_WARP_SIZE",
+          "MIN_BLOCKS": "HIPPORT_CUDA_MIN_BLOCKS", "SYNC_SHIM": "HIPPORT_SYNC_SHIM",
+          "SYNCWARP_SHIM": "HIPPORT_SYNCWARP_SHIM"}
+
+
+def _guarded(name: str, body: str) -> str:
+    g = GUARDS[name]
+    if name in ("WS", "MIN_BLOCKS"):  # the part defines its guard macro itself
+        return f"#ifndef {g}\n{body}\n#endif"
+    return f"#ifndef {g}\n#define {g}\n{body}\n#endif"
+
+
 def prelude_text(needs: Needs, portable: bool, newline: str = "\n") -> str:
     parts: list[str] = []
     if needs.sync_shim:
-        parts.append(SYNC_SHIM)
+        parts.append(_guarded("SYNC_SHIM", SYNC_SHIM))
     if needs.syncwarp_shim:
-        parts.append(SYNCWARP_SHIM)
+        parts.append(_guarded("SYNCWARP_SHIM", SYNCWARP_SHIM))
     if portable:
         if needs.ws:
-            parts.append(WS)
+            parts.append(_guarded("WS", WS))
         if needs.mask_t:
-            parts.append(MASK_T)
+            parts.append(_guarded("MASK_T", MASK_T))
         if needs.host_ws:
-            parts.append(HOST_WS)
+            parts.append(_guarded("HOST_WS", HOST_WS))
         if needs.min_blocks:
-            parts.append(MIN_BLOCKS)
+            parts.append(_guarded("MIN_BLOCKS", MIN_BLOCKS))
     if not parts:
         return ""
-    body = "\n".join(parts)
-    text = f"#ifndef HIPPORT_WARP_PRELUDE\n#define HIPPORT_WARP_PRELUDE\n{body}\n#endif  /* HIPPORT_WARP_PRELUDE */\n"
+    text = "/* hipport warp helpers: each part is identical wherever it appears, under its own guard */\n" \
+        + "\n".join(parts) + "\n"
     return text.replace("\n", newline)

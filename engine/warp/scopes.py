@@ -28,6 +28,7 @@ def find_functions(toks: list[Tok], pairs: dict[int, int]) -> tuple[list[Func], 
     funcs: list[Func] = []
     owner = [-1] * len(toks)
     n = len(toks)
+    dev_macros = _device_macros(toks)
     i = 0
     hdr = 0
     while i < n:
@@ -55,7 +56,7 @@ def find_functions(toks: list[Tok], pairs: dict[int, int]) -> tuple[list[Func], 
             if close is None:
                 break
             if "(" in texts and "=" not in _top_level(header_toks):
-                name, dev, kern = _signature(toks, hdr, i, pairs)
+                name, dev, kern = _signature(toks, hdr, i, pairs, dev_macros)
                 fi = len(funcs)
                 funcs.append(Func(fi, name, dev, kern, (hdr, i), (i, close)))
                 for k in range(i, close + 1):
@@ -80,10 +81,22 @@ def _top_level(toks: list[Tok]) -> list[str]:
     return out
 
 
-def _signature(toks: list[Tok], a: int, b: int, pairs: dict[int, int]) -> tuple[str, bool, bool]:
+def _device_macros(toks: list[Tok]) -> frozenset[str]:
+    """Names of `#define DEVICE __device__`-style macros (`__host__ __device__`, `__forceinline__ __device__`)."""
+    out: set[str] = set()
+    for i, t in enumerate(toks):
+        if t.pp >= 0 and t.text == "define" and i + 2 < len(toks) and toks[i + 1].pp == t.pp:
+            body = {toks[k].text for k in range(i + 2, min(len(toks), i + 6)) if toks[k].pp == t.pp}
+            if body & {"__device__", "__global__"}:
+                out.add(toks[i + 1].text)
+    return frozenset(out)
+
+
+def _signature(toks: list[Tok], a: int, b: int, pairs: dict[int, int],
+               dev_macros: frozenset[str] = frozenset()) -> tuple[str, bool, bool]:
     texts = {toks[k].text for k in range(a, b) if toks[k].pp < 0}
     kern = "__global__" in texts
-    dev = kern or "__device__" in texts
+    dev = kern or "__device__" in texts or bool(texts & dev_macros)
     name = "?"
     for k in range(b - 1, a - 1, -1):
         if toks[k].text == ")" and k in pairs:

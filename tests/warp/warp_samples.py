@@ -22,4 +22,6 @@ __global__ void k(const float* x, float* out) {
 }
 """
 
-SAMPLES = {"reduce": REDUCE, "unrolled": UNROLLED}
+from role_samples import ROLE_SAMPLES  # noqa: E402
+
+SAMPLES = {"reduce": REDUCE, "unrolled": UNROLLED, **ROLE_SAMPLES}

@@ -1,0 +1,303 @@
+"""Roles of warp-width values (issue 9, WAVE64.md "Roles before rules").
+
+A warp-width constant (`#define WS 32`, `constexpr int kWarp = 32`, a host `warp_size = 32`) is followed to
+every use in the file, and each use gets a role:
+
+- `lane`: the hardware lane/wave width (lane ids, warp ids, shuffle loop bounds, last lane, per-lane arrays);
+- `virtual`: a 32-wide sub-group (`width` argument of a shuffle, `tiled_partition<WS>`, or any use in a
+  function whose every cross-lane operation is such a sub-group);
+- `launch`: block and launch sizing, host arithmetic;
+- `bit-word`: bits per 32-bit word (`x % WS` on a bit index, `WS != sizeof(int) * 8`);
+- `number`: anything else (not understood).
+
+Only `lane` uses need a wave64 change. A constant whose uses are all `lane` is raised (SAFE). One with
+`lane` uses and other roles is SPLIT: a new `<NAME>_LANES` constant takes the lane uses and the original
+keeps its value; the group is SAFE only when every other use was understood as `virtual` or `bit-word`.
+A constant with no `lane` use gets no finding.
+
+Functions are classified too: a device function whose cross-lane operations (its own and its device
+callees') are all 32-wide sub-group operations is a *virtual warp*; its lane ids, warp ids and loops are
+correct on wave64 and are not rewritten (`base.VIRTUAL_OK`).
+"""
+
+from __future__ import annotations
+
+from ..edits import Edit
+from .base import BALLOT_CALLS, BLOCK_WORDS, PTX_WARP, SHFL_CALLS, Base, Hit
+from .lex import ID, STR
+
+LANE, VIRTUAL, LAUNCH, BITWORD, NUMBER = "lane", "virtual", "launch", "bit-word", "number"
+HW_OPS = BALLOT_CALLS | frozenset({"__any", "__all", "__any_sync", "__all_sync", "__lanemask_lt", "__lanemask_gt",
+                                   "__lanemask_eq", "__lane_id", "warpSize", "__reduce_add_sync", "__reduce_min_sync",
+                                   "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync",
+                                   "__reduce_xor_sync"})
+TILE_WORDS = frozenset({"tiled_partition", "thread_block_tile"})
+UNDERSTOOD = frozenset({LANE, VIRTUAL, BITWORD})
+ROLE_TEXT = {LAUNCH: "sizes the launch or host arithmetic", BITWORD: "counts the bits of a 32-bit word",
+             NUMBER: "is used as a plain number", VIRTUAL: "is the width of a 32-lane sub-group"}
+
+
+class RoleRules(Base):
+    # ------------------------------------------------------------------ functions
+    def classify_functions(self) -> None:
+        """Fill `virtual_fns`: device functions whose cross-lane operations are all 32-wide sub-groups."""
+        by_name: dict[str, list[int]] = {}
+        for f in self.funcs:
+            if f.device:
+                by_name.setdefault(f.name, []).append(f.index)
+        own: dict[int, tuple[bool, bool]] = {}
+        callees: dict[int, set[int]] = {}
+        for f in self.funcs:
+            if not f.device:
+                continue
+            a, b = f.body
+            virt = hw = False
+            cs: set[int] = set()
+            for k in range(a + 1, b):
+                x = self.tx[k]
+                if self.toks[k].kind == STR:
+                    continue
+                if x in SHFL_CALLS and self.tx[k + 1] == "(":
+                    if self.shuffle_width(k) is None:
+                        hw = True
+                    else:
+                        virt = True
+                elif x in HW_OPS and self.tx[k - 1] not in (".", "->"):
+                    hw = True
+                elif x in TILE_WORDS:
+                    virt = True
+                elif x in ("asm", "__asm__", "__asm"):
+                    if any(self.toks[q].kind == STR and PTX_WARP.search(self.tx[q]) for q in range(k, min(b, k + 8))):
+                        hw = True
+                elif self.toks[k].kind == ID and self.tx[k + 1] == "(" and x in by_name:
+                    cs.update(by_name[x])
+            own[f.index] = (virt, hw)
+            callees[f.index] = cs
+            for c in cs:
+                self.links.append((f"fn:{f.index}", f"fn:{c}"))  # a helper and its callers change together
+        for fi in own:
+            seen = {fi}
+            todo = [fi]
+            while todo:
+                for c in callees.get(todo.pop(), ()):
+                    if c not in seen:
+                        seen.add(c)
+                        todo.append(c)
+            virt_all = any(own[c][0] for c in seen if c in own)
+            hw_all = any(own[c][1] for c in seen if c in own)
+            if virt_all and not hw_all:
+                self.virtual_fns.add(fi)
+
+    def shuffle_width(self, k: int) -> int | None:
+        """Token index of the explicit width argument of the shuffle at k (not warpSize), else None."""
+        if (k + 1) not in self.pairs:
+            return None
+        args = self.split_args(k + 1)
+        if len(args) != (4 if self.tx[k].endswith("_sync") else 3):
+            return None
+        wa, wb = args[-1]
+        if "warpSize" in self.names(wa, wb):
+            return None
+        fi = self.owner[k]
+        if wb == wa + 1 and fi >= 0:  # a helper parameter `int width = warpSize` is the whole wavefront
+            ha, hb = self.funcs[fi].header
+            if any(self.tx[q] == self.tx[wa] and self.tx[q + 1] == "=" and self.tx[q + 2] == "warpSize"
+                   for q in range(ha, hb)):
+                return None
+        return wa
+
+    # ------------------------------------------------------------------ constants
+    def use_role(self, k: int, name: str) -> str:
+        """Role of the use of warp-width constant `name` at token k."""
+        fi = self.owner[k]
+        f = self.funcs[fi] if fi >= 0 else None
+        tx = self.tx
+        empty: set[str] = set()
+        self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot = self.fn_state.get(
+            fi, (empty, empty, empty, empty, empty, empty))
+        lo = f.body[0] + 1 if f is not None else k
+        if self.toks[k].pp >= 0:  # another macro's body
+            lo = k
+            while lo > 0 and self.toks[lo - 1].pp == self.toks[k].pp:
+                lo -= 1
+        elif f is None:
+            lo = self.stmt_start(k, 0)
+        # tile and width arguments: a 32-lane sub-group
+        if tx[k - 1] == "<" and tx[k - 2] in TILE_WORDS:
+            return VIRTUAL
+        call = self.enclosing_call(k)
+        if call is not None and tx[call] in SHFL_CALLS and self.shuffle_width(call) is not None:
+            wa = self.shuffle_width(call)
+            if wa is not None and wa <= k < self.pairs[call + 1]:
+                return VIRTUAL
+        if f is not None and not f.device:
+            return LAUNCH
+        if f is not None and f.index in self.virtual_fns:
+            return VIRTUAL
+        if call is not None and tx[call] in ("dim3", "__launch_bounds__"):
+            return LAUNCH
+        if "<<<" in tx[self.stmt_start(k, lo):k] or tx[k - 1] == "<<<":
+            return LAUNCH
+        if self.in_bits_context(k, lo):
+            return BITWORD
+        # lane id / warp id / warp count: tid % WS, tid & (WS - 1), tid / WS, blockDim.x / WS
+        if tx[k - 1] in ("%", "/") or (tx[k - 1] == "(" and tx[k - 2] == "&" and tx[k + 1] == "-"):
+            op = k - 1 if tx[k - 1] != "(" else k - 2
+            la, lb = self.left_operand(op, lo)
+            if self.tid_derived(la, lb) or self.is_blockdim(la, lb) or self.laneish(la, lb):
+                return LANE
+            if self.names(la, lb) & (BLOCK_WORDS | {"blockDim", "gridDim"}) or tx[la] == "sizeof":
+                return LAUNCH
+            return NUMBER
+        # loop bounds and strides next to a shuffle, last lane, shuffle offsets
+        s = self.stmt_start(k, lo)
+        hdr = s - 2 if s >= 2 and tx[s - 1] == "(" and tx[s - 2] == "for" else None
+        if hdr is None:
+            q = k
+            while q > lo and not (tx[q] == "(" and tx[q - 1] == "for" and q in self.pairs and self.pairs[q] > k):
+                if tx[q] in ("{", "}"):
+                    break
+                q -= 1
+            hdr = q - 1 if tx[q] == "(" and tx[q - 1] == "for" else None
+        if hdr is not None:
+            rp = self.pairs.get(hdr + 1, hdr + 1)
+            end = self.pairs.get(rp + 1, rp + 40) if tx[rp + 1] == "{" else rp + 40
+            if any(tx[q] in SHFL_CALLS or ("shfl" in tx[q] and tx[q + 1] == "(")
+                   for q in range(rp, min(end, len(self.toks)))):
+                return LANE
+            init_lane = self.laneish(hdr + 2, rp)
+            if init_lane and tx[k - 1] in ("+=",):
+                return LANE
+        if tx[k + 1] == "-" and self.is_int(k + 2, 1):  # WS - 1: the last lane or a lane mask
+            a, b = self.stmt_bounds(k, lo, self.pairs.get(lo - 1, k + 40))
+            if self.laneish(a, b) or self.names(a, b) & SHFL_CALLS:
+                return LANE
+        if call is not None and tx[call] in SHFL_CALLS:
+            return LANE  # offset or source lane of a width-less shuffle
+        # array of one slot per lane: __shared__ T s[WS]
+        if tx[k - 1] == "[" and tx[k + 1] == "]":
+            st = self.stmt_start(k, lo)
+            if "__shared__" in tx[st:k]:
+                return LANE
+        if tx[k - 1] in ("*",) or tx[k + 1] in ("*",):
+            st = self.stmt_start(k, lo)
+            if "__shared__" not in tx[st:k]:
+                return LAUNCH
+        return NUMBER
+
+
+    def in_bits_context(self, k: int, lo: int) -> bool:
+        """`WS` next to sizeof(...) * 8, or `x % WS` / `x / WS` feeding a shift of a non-lane value."""
+        a, b = self.stmt_bounds(k, lo, k + 60)
+        words = self.tx[a:b]
+        if "sizeof" in words and "8" in words:
+            return True
+        if self.tx[k - 1] in ("%", "/") and "<<" in words:
+            la, lb = self.left_operand(k - 1, lo)
+            return not (self.tid_derived(la, lb) or self.laneish(la, lb))
+        return False
+
+    def constant_roles(self) -> None:
+        """W64-08 for every warp-width constant: raise, split or leave alone, by the roles of its uses."""
+        for name, lit in self.w32_consts.items():
+            def_tok = self.def_token(name, lit)
+            uses = [k for k, t in enumerate(self.toks)
+                    if t.kind == ID and t.text == name and k != def_tok and self.tx[k - 1] not in (".", "->")
+                    and not (self.tx[k - 1] == "define")]
+            roles = [(k, self.use_role(k, name)) for k in uses]
+            lane = [k for k, r in roles if r == LANE]
+            other = [(k, r) for k, r in roles if r != LANE]
+            if not lane:
+                continue
+            host_def = self.owner[lit] >= 0 and not self.funcs[self.owner[lit]].device
+            if host_def:
+                continue  # host definitions are host variables (host_variables)
+            key = f"w32:{name}"
+            for k in lane:
+                if self.owner[k] >= 0:
+                    self.links.append((key, f"fn:{self.owner[k]}"))
+                elif self.toks[k].pp >= 0:
+                    self.links.append((key, f"macro:{self.macro_of(k)}"))
+            if not other:
+                self.needs.ws = True
+                self.add(Hit("W64-08", lit, [self.edit(lit, "64", "W64-08")], [self.edit(lit, "HIPPORT_WS", "W64-08")],
+                             f"{name} = 64", f"{name} = HIPPORT_WS (64 on gfx8/gfx9, 32 elsewhere)",
+                             f"Warp-size constant {name} is 32 and every use ({len(lane)}) is the hardware lane width "
+                             "(lane ids, warp ids, shuffle loops, per-lane slots): all of them are wrong on a "
+                             "64-lane wavefront.", key, uses=lane))
+                continue
+            # split: a new lane constant takes the lane uses, the original keeps its other roles
+            new = f"{name}_LANES"
+            while any(t.text == new for t in self.toks):
+                new += "_"
+            w64 = [Edit(*self.def_insert(name, lit, new, "64"), "W64-08")]
+            port = [Edit(*self.def_insert(name, lit, new, "HIPPORT_WS"), "W64-08")]
+            for k in lane:
+                w64.append(self.edit(k, new, "W64-08"))
+                port.append(self.edit(k, new, "W64-08"))
+            self.needs.ws = True
+            first_bad = next(((k, r) for k, r in other if r not in UNDERSTOOD), None)
+            k0, r0 = first_bad or other[0]
+            review = f"{name} also {ROLE_TEXT[r0]} at line {self.line(k0)}" if first_bad else ""
+            roles_seen = sorted({r for _, r in other})
+            self.add(Hit("W64-08", lit, w64, port, f"split: {new} = 64 for the {len(lane)} lane uses",
+                         f"split: {new} = HIPPORT_WS for the {len(lane)} lane uses",
+                         f"Warp-size constant {name} is 32 and plays more than one role: {len(lane)} of its uses "
+                         f"are the hardware lane width, {len(other)} other ({', '.join(roles_seen)}, e.g. line "
+                         f"{self.line(k0)}). "
+                         f"Raising it would break the latter: the fix adds {new} for the lane uses.",
+                         key, review=review, uses=lane + [k for k, _ in other]),
+                     claim=[lit, *lane])
+
+    def def_token(self, name: str, lit: int) -> int:
+        q = lit
+        while q > 0 and self.tx[q] != name:
+            q -= 1
+        return q
+
+    def macro_of(self, k: int) -> str:
+        q = k
+        while q > 0 and self.toks[q - 1].pp == self.toks[k].pp:
+            q -= 1
+        return self.tx[q + 2] if self.tx[q + 1] == "define" else "?"
+
+    def def_insert(self, name: str, lit: int, new: str, value: str) -> tuple[int, int, str]:
+        """(start, end, text) inserting a definition of `new` = value right after `name`'s definition."""
+        t = self.toks[lit]
+        if t.pp >= 0:
+            end = self.text.find("\n", t.end)
+            end = len(self.text) if end < 0 else end
+            while end > 0 and self.text[end - 1] == "\\":  # continued directive
+                nxt = self.text.find("\n", end + 1)
+                end = len(self.text) if nxt < 0 else nxt
+            return end, end, f"\n#define {new} {value}"
+        e = self.scan_to(lit, len(self.toks), (";",))
+        s = self.stmt_start(lit, 0)
+        words = [self.tx[q] for q in range(s, lit) if self.tx[q] in ("static", "constexpr", "const", "__device__",
+                                                                      "__constant__", "inline")]
+        quals = " ".join(w for w in words if w != "__constant__") or "const"
+        if "constexpr" not in quals and "const" not in quals.split():
+            quals = "const " + quals
+        if e >= len(self.toks) or self.tx[e] != ";" or self.tx[s] == "enum" or "{" in self.tx[s:lit]:
+            return self.toks[lit].end, self.toks[lit].end, ""
+        return self.toks[e].end, self.toks[e].end, f" {quals} int {new} = {value};"
+
+    # ------------------------------------------------------------------ host variables
+    def host_variables(self) -> None:
+        """`int devID, warp_size = 32;` in host code: one finding at the initializer, listing its uses."""
+        for name, lit in self.host_vars.items():
+            fi = self.owner[lit]
+            a, b = self.funcs[fi].body
+            uses = [k for k in range(a, b) if self.toks[k].kind == ID and self.tx[k] == name and k != lit - 2]
+            const_ctx = any(self.tx[q] in ("constexpr",) for q in range(self.stmt_start(lit, a), lit)) or any(
+                self.tx[k - 1] == "<" or self.tx[k - 1] == "[" for k in uses)
+            first = uses[0] if uses else lit
+            w64 = [self.edit(lit, "64", "W64-10")]
+            port = None if const_ctx else [self.edit(lit, "hipport_host_warp_size()", "W64-10")]
+            if port is not None:
+                self.needs.host_ws = True
+            self.add(Hit("W64-10", lit, w64, port, f"{name} = 64", f"{name} = hipport_host_warp_size()",
+                         f"Host variable {name} holds a warp size of 32 and is used {len(uses)} times on the host "
+                         "(launch geometry, kernel arguments): on MI-series GPUs a wavefront has 64 lanes; query "
+                         "the device instead of assuming.", f"hostvar:{name}:{fi}", "medium",
+                         review=f"{name} sizes host launch math at line {self.line(first)}", uses=uses))

@@ -1,0 +1,106 @@
+"""Roles, root causes and tiers (issue 9): each real-code pattern is pinned by its exact fix text and tier,
+or by having no finding. Samples: tests/warp/role_samples.py (self-written, modelled on HeCBench 49175104c)."""
+
+from __future__ import annotations
+
+import re
+
+from role_samples import HOST_VAR, LANE_ONLY, MANY_MASKS, RUNTIME_CHECK, TWO_ROLES, VIRTUAL
+
+from hipport.engine.model import FixStyle, FixTier
+from hipport.engine.pipeline import port
+from hipport.engine.source import Source
+from hipport.engine.warp import analyze
+from hipport.engine.warp.prelude import HOST_WS, Needs, prelude_text
+
+
+def _one(text: str) -> tuple[Source, object]:
+    src = Source.from_text(text, "k.cu")
+    return src, analyze(src)
+
+
+def test_constant_used_only_as_lane_width_is_raised_safe_with_its_uses_listed() -> None:
+    src, a = _one(LANE_ONLY)
+    (c,) = [f for f in a.findings if f.rule == "W64-08"]
+    assert [(u.line, u.text) for u in c.uses] == [(5, "int lane = threadIdx.x % WS;"),
+                                                  (6, "for (int o = WS / 2; o > 0; o >>= 1) v += "
+                                                      "__shfl_down_sync(0xffffffff, v, o);")]
+    (g,) = a.groups
+    assert g.tier == FixTier.SAFE and g.tier_reason == ""
+    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    assert "#define WS 64\n" in w and "__shfl_down_sync(0xffffffffffffffffull, v, o)" in w
+    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    assert "#define WS HIPPORT_WS\n" in p
+
+
+def test_constant_that_also_sizes_the_launch_is_split_not_raised_and_needs_review() -> None:
+    src, a = _one(TWO_ROLES)
+    (c,) = [f for f in a.findings if f.rule == "W64-08"]
+    assert len(c.uses) == 3 and "more than one role" in c.message
+    (g,) = a.groups
+    assert g.tier == FixTier.REVIEW
+    assert g.tier_reason == "WS also sizes the launch or host arithmetic at k.cu:10"
+    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    assert "#define WS 32\n#define WS_LANES 64\n" in w
+    assert "int lane = threadIdx.x % WS_LANES;" in w and "for (int o = WS_LANES / 2;" in w
+    assert "k<<<1, 24 * WS>>>(x, out);" in w  # the launch keeps 768 threads
+    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    assert "#define WS 32\n#define WS_LANES HIPPORT_WS\n" in p
+
+
+def test_host_variable_is_one_finding_and_its_declarator_is_never_rewritten() -> None:
+    src, a = _one(HOST_VAR)
+    assert [f.rule for f in a.findings] == ["W64-10"]
+    (f,) = a.findings
+    assert src.text[f.start:f.end] == "32" and f.line == 4
+    assert "Host variable warp_size" in f.message and "device" not in f.message.split(":")[0]
+    assert len(f.uses) == 5
+    (g,) = a.groups
+    assert g.tier == FixTier.REVIEW and g.tier_reason == "warp_size sizes host launch math at k.cu:7"
+    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    assert "int devID, warp_size = hipport_host_warp_size();" in p
+    assert "k<<<1, 4 * warp_size>>>(d, warp_size);" in p
+    assert "int devID, warp_size = 64;" in port(src, fixes="all", style=FixStyle.WAVE64).text
+
+
+def test_runtime_warp_size_check_is_never_flipped() -> None:
+    _, a = _one(RUNTIME_CHECK)
+    assert a.findings == ()
+    src, a = _one(RUNTIME_CHECK.replace("if (warpSize == 32) out[threadIdx.x] = 1;",
+                                        "if (warpSize != 32) { printf(\"need 32\\n\"); return; }"))
+    (f,) = a.findings
+    assert f.rule == "W64-20"
+    assert "if (warpSize > 64)" in port(src, fixes="all", style=FixStyle.PORTABLE).text
+
+
+def test_virtual_32_lane_warp_is_left_alone_but_its_mask_still_compiles() -> None:
+    src, a = _one(VIRTUAL)
+    assert [f.rule for f in a.findings] == ["W64-03"]
+    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    assert "int lane = threadIdx.x % 32;" in w and "out[threadIdx.x / 32] = v;" in w
+    assert "for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffffffffffull, v, o, 32);" in w
+
+
+def test_repeated_masks_in_one_kernel_are_one_finding_listing_its_uses() -> None:
+    src, a = _one(MANY_MASKS)
+    (f,) = a.findings
+    assert f.rule == "W64-03" and [u.line for u in f.uses] == [5, 6]
+    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    assert w.count("0xffffffffffffffffull") == 3 and "0xffffffff," not in w
+
+
+def test_prelude_parts_are_fixed_texts_under_their_own_guards() -> None:
+    full = Needs(ws=True, mask_t=True, host_ws=True, min_blocks=True)
+    a = prelude_text(full, True)
+    b = prelude_text(Needs(mask_t=True), True)
+    # the lane_mask_t part is byte-identical in both, so either file can come first
+    part = re.search(r"#ifndef HIPPORT_LANE_MASK_T\n.*?\n#endif\n#endif", a, re.S)
+    assert part is not None and part.group(0) in b
+    for guard in ("HIPPORT_WS", "HIPPORT_LANE_MASK_T", "HIPPORT_HOST_WARP_SIZE", "HIPPORT_CUDA_MIN_BLOCKS"):
+        assert f"#ifndef {guard}\n" in a
+    assert "HIPPORT_WARP_PRELUDE" not in a
+
+
+def test_host_warp_size_query_cannot_return_zero() -> None:
+    assert "ws <= 0" in HOST_WS and "return ws;" in HOST_WS
+    assert re.search(r"ws = 64;.*ws = 32;", HOST_WS, re.S)

@@ -62,6 +62,7 @@ def finding_dict(f: Finding, tier: tuple[str, str] = (FixTier.SAFE.value, "")) -
         "id": f.id, "rule": f.rule, "severity": f.severity.value, "line": f.line, "col": f.col,
         "start": f.start, "end": f.end, "message": f.message, "group": f.group, "confidence": f.confidence,
         "tier": tier[0], "tier_reason": tier[1],
+        "uses": [{"line": u.line, "col": u.col, "role": u.role, "text": u.text} for u in f.uses],
         "fixes": {fx.style.value: {"summary": fx.summary,
                                    "edits": [{"start": e.start, "end": e.end, "replacement": e.replacement}
                                              for e in fx.edits]} for fx in f.fixes},
@@ -147,7 +148,8 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
                                                         "region": _region(fr.source, f.start, f.end)}}],
                     "partialFingerprints": {"hipportFindingId": f.id},
                     "properties": {"group": f.group, "confidence": f.confidence, "severity": f.severity.value,
-                                   "tier": tier, "tierReason": why},
+                                   "tier": tier, "tierReason": why,
+                                   "uses": [f"{u.line}:{u.col}" for u in f.uses]},
                 }
                 fx = f.fix(fix_style)
                 if fx is not None and fx.edits:

@@ -62,7 +62,10 @@ def flagged_lines(bench_dir: Path, hipport: str) -> set[tuple[str, int]]:
     if not r.stdout.strip():
         raise RuntimeError(f"hipport scan {bench_dir}: exit {r.returncode}: {r.stderr[-500:]}")
     data = json.loads(r.stdout)
-    return {(f["path"], x["line"]) for f in data["files"] for x in f["findings"] if x["severity"] in COUNTED}
+    # one finding per root cause lists its other places as `uses`; a use in another role (e.g. the launch
+    # size of a split warp-size constant) is not flagged
+    return {(f["path"], line) for f in data["files"] for x in f["findings"] if x["severity"] in COUNTED
+            for line in [x["line"]] + [u["line"] for u in x.get("uses", ()) if u.get("role", "") in ("", "lane")]}
 
 
 def score(hecbench: Path, hipport: str, labels: Path = LABELS, jobs: int = 2) -> tuple[Score, dict[str, Score]]:

@@ -72,6 +72,7 @@ class Hit:
     end_anchor: int | None = None
     review: str = ""  # why this hit's group is REVIEW, naming the use ("WS also sizes the launch at line 120")
     uses: list[int] = field(default_factory=list)  # token indices of the other uses of the same root cause
+    use_roles: dict[int, str] = field(default_factory=dict)  # token index -> role (roles.py) where known
 
 
 @dataclass

@@ -84,7 +84,8 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
             if wave32 and h.w64 is not None:
                 note += " No wave64 fix: the target list includes a wave32 (gfx10/11/12) architecture."
             use_toks = sorted({x.anchor for x in hits[1:]} | {u for x in hits for u in x.uses} - {h.anchor})
-            uses = tuple(_use(source, res.toks[u].start) for u in use_toks)
+            roles = {k: r for x in hits for k, r in x.use_roles.items()}
+            uses = tuple(_use(source, res.toks[u].start, roles.get(u, "")) for u in use_toks)
             if len(hits) > 1:
                 note += f" Same cause at {len(hits) - 1} more place{'s' if len(hits) > 2 else ''} in this function."
             f = Finding(
@@ -150,9 +151,9 @@ def _root_causes(hits: list[Hit], uf: _UnionFind) -> list[list[Hit]]:
     return list(out.values())
 
 
-def _use(source: Source, offset: int) -> Use:
+def _use(source: Source, offset: int, role: str = "") -> Use:
     line, col = source.line_col(offset)
     s = source.text.rfind("\n", 0, offset) + 1
     e = source.text.find("\n", offset)
     text = source.text[s:e if e >= 0 else len(source.text)].strip()
-    return Use(line, col, text[:100])
+    return Use(line, col, text[:100], role)

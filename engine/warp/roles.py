@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from ..edits import Edit
 from .base import BALLOT_CALLS, BLOCK_WORDS, PTX_WARP, SHFL_CALLS, Base, Hit
-from .lex import ID, STR
+from .lex import ID, NUM, STR, int_value
 
 LANE, VIRTUAL, LAUNCH, BITWORD, NUMBER = "lane", "virtual", "launch", "bit-word", "number"
-HW_OPS = BALLOT_CALLS | frozenset({"__any", "__all", "__any_sync", "__all_sync", "__lanemask_lt", "__lanemask_gt",
-                                   "__lanemask_eq", "__lane_id", "warpSize", "__reduce_add_sync", "__reduce_min_sync",
-                                   "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync",
-                                   "__reduce_xor_sync"})
+# whole-wavefront operations. __activemask is not one: as a *_sync mask it only has to be 64 bits wide (W64-04)
+HW_OPS = (BALLOT_CALLS - {"__activemask"}) | frozenset({
+    "__any", "__all", "__any_sync", "__all_sync", "__lanemask_lt", "__lanemask_gt", "__lanemask_eq", "__lane_id",
+    "warpSize", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
+    "__reduce_or_sync", "__reduce_xor_sync"})
 TILE_WORDS = frozenset({"tiled_partition", "thread_block_tile"})
 UNDERSTOOD = frozenset({LANE, VIRTUAL, BITWORD})
 ROLE_TEXT = {LAUNCH: "sizes the launch or host arithmetic", BITWORD: "counts the bits of a 32-bit word",
@@ -40,7 +41,8 @@ ROLE_TEXT = {LAUNCH: "sizes the launch or host arithmetic", BITWORD: "counts the
 class RoleRules(Base):
     # ------------------------------------------------------------------ functions
     def classify_functions(self) -> None:
-        """Fill `virtual_fns`: device functions whose cross-lane operations are all 32-wide sub-groups."""
+        """Fill `virtual_fns`: device functions outside any hardware context (no whole-wavefront operation in
+        them, their callees or their callers); their cross-lane operations are all 32-wide sub-groups."""
         by_name: dict[str, list[int]] = {}
         for f in self.funcs:
             if f.device:
@@ -58,35 +60,60 @@ class RoleRules(Base):
                 if self.toks[k].kind == STR:
                     continue
                 if x in SHFL_CALLS and self.tx[k + 1] == "(":
-                    if self.shuffle_width(k) is None:
-                        hw = True
-                    else:
+                    if self.shuffle_width(k) is not None or self.half_wave_offset(k, a):
                         virt = True
-                elif x in HW_OPS and self.tx[k - 1] not in (".", "->"):
+                    else:
+                        hw = True
+                elif x in HW_OPS and self.tx[k - 1] not in (".", "->") and not self.compared(k):
                     hw = True
                 elif x in TILE_WORDS:
                     virt = True
                 elif x in ("asm", "__asm__", "__asm"):
                     if any(self.toks[q].kind == STR and PTX_WARP.search(self.tx[q]) for q in range(k, min(b, k + 8))):
                         hw = True
-                elif self.toks[k].kind == ID and self.tx[k + 1] == "(" and x in by_name:
+                elif self.toks[k].kind == ID and x in by_name and self.is_call(k):
                     cs.update(by_name[x])
             own[f.index] = (virt, hw)
             callees[f.index] = cs
             for c in cs:
                 self.links.append((f"fn:{f.index}", f"fn:{c}"))  # a helper and its callers change together
-        for fi in own:
-            seen = {fi}
-            todo = [fi]
+        # hardware context: a function with a whole-wavefront operation, everything it calls and everything
+        # that calls it. Outside it, 32-lane "warps" are virtual: lockstep sub-groups of a 64-lane wavefront
+        callers: dict[int, set[int]] = {}
+        for fi, cs in callees.items():
+            for c in cs:
+                callers.setdefault(c, set()).add(fi)
+        hw_ctx: set[int] = set()
+        for graph in (callees, callers):
+            todo = [fi for fi, (_v, hw) in own.items() if hw]
+            seen = set(todo)
             while todo:
-                for c in callees.get(todo.pop(), ()):
+                for c in graph.get(todo.pop(), ()):
                     if c not in seen:
                         seen.add(c)
                         todo.append(c)
-            virt_all = any(own[c][0] for c in seen if c in own)
-            hw_all = any(own[c][1] for c in seen if c in own)
-            if virt_all and not hw_all:
-                self.virtual_fns.add(fi)
+            hw_ctx |= seen
+        self.virtual_fns = {fi for fi in own if fi not in hw_ctx}
+
+    def compared(self, k: int) -> bool:
+        """`warpSize == 32` / `if (warpSize > 32)`: a runtime check, not a use of the wavefront."""
+        cmp = ("==", "!=", ">", "<", ">=", "<=")
+        arith = ("%", "/", "*", "&", "-", "+", ">>", "<<", "|", "^")
+        return self.tx[k] == "warpSize" and self.tx[k - 1] not in arith and self.tx[k + 1] not in arith and (
+            self.tx[k + 1] in cmp or self.tx[k - 1] in cmp)
+
+    def is_call(self, k: int) -> bool:
+        """`f(` or `f<T, 4>(` at k."""
+        if self.tx[k + 1] == "(":
+            return True
+        if self.tx[k + 1] != "<":
+            return False
+        for q in range(k + 2, min(k + 12, len(self.toks))):
+            if self.tx[q] in (";", "{", "}"):
+                return False
+            if self.tx[q] in (">", ">>"):
+                return self.tx[q + 1] == "("
+        return False
 
     def shuffle_width(self, k: int) -> int | None:
         """Token index of the explicit width argument of the shuffle at k (not warpSize), else None."""
@@ -105,6 +132,42 @@ class RoleRules(Base):
                    for q in range(ha, hb)):
                 return None
         return wa
+
+    def half_wave_offset(self, k: int, lo: int) -> bool:
+        """A width-less `__shfl_down`/`__shfl_xor` whose offset is at most 16: lane i only reads lanes of its
+        own 32-lane half (xor), or lanes that its half's leader never reads across (down). A reduction like
+        that, with leaders `tid % 32 == 0`, computes one sum per 32 lanes on a 64-lane wavefront too."""
+        base = self.tx[k].removesuffix("_sync")
+        if base not in ("__shfl_down", "__shfl_xor") or (k + 1) not in self.pairs:
+            return False
+        args = self.split_args(k + 1)
+        if len(args) != (3 if self.tx[k].endswith("_sync") else 2):
+            return False
+        oa, ob = args[-1]
+        if ob == oa + 1 and self.toks[oa].kind == NUM:
+            v = int_value(self.tx[oa])
+            return v is not None and 0 < v <= 16
+        if ob != oa + 1 or self.toks[oa].kind != ID:
+            return False
+        var = self.tx[oa]
+        q = k
+        while q > lo:  # the enclosing `for (int var = INIT; ...; var >>= 1)`
+            q -= 1
+            if self.tx[q] == "for" and self.tx[q + 1] == "(" and (q + 1) in self.pairs and self.pairs[q + 1] < k:
+                hdr = self.tx[q + 2:self.pairs[q + 1]]
+                if var in hdr and "=" in hdr and hdr.index("=") == hdr.index(var) + 1:
+                    i = hdr.index("=") + 1
+                    init = hdr[i:hdr.index(";")] if ";" in hdr else []
+                    step = hdr[len(hdr) - 2:]
+                    halving = step in ([">>=", "1"], ["/=", "2"])
+                    if not halving:
+                        return False
+                    if len(init) == 1 and (int_value(init[0]) or 99) <= 16:
+                        return True
+                    if len(init) == 3 and init[0] in self.w32_consts and init[1:] in (["/", "2"], [">>", "1"]):
+                        return True
+                    return False
+        return False
 
     # ------------------------------------------------------------------ constants
     def use_role(self, k: int, name: str) -> str:
@@ -224,7 +287,7 @@ class RoleRules(Base):
                              f"{name} = 64", f"{name} = HIPPORT_WS (64 on gfx8/gfx9, 32 elsewhere)",
                              f"Warp-size constant {name} is 32 and every use ({len(lane)}) is the hardware lane width "
                              "(lane ids, warp ids, shuffle loops, per-lane slots): all of them are wrong on a "
-                             "64-lane wavefront.", key, uses=lane))
+                             "64-lane wavefront.", key, uses=lane, use_roles=dict.fromkeys(lane, LANE)))
                 continue
             # split: a new lane constant takes the lane uses, the original keeps its other roles
             new = f"{name}_LANES"
@@ -246,7 +309,8 @@ class RoleRules(Base):
                          f"are the hardware lane width, {len(other)} other ({', '.join(roles_seen)}, e.g. line "
                          f"{self.line(k0)}). "
                          f"Raising it would break the latter: the fix adds {new} for the lane uses.",
-                         key, review=review, uses=lane + [k for k, _ in other]),
+                         key, review=review, uses=lane + [k for k, _ in other],
+                         use_roles={**dict.fromkeys(lane, LANE), **dict(other)}),
                      claim=[lit, *lane])
 
     def def_token(self, name: str, lit: int) -> int:
@@ -300,4 +364,5 @@ class RoleRules(Base):
                          f"Host variable {name} holds a warp size of 32 and is used {len(uses)} times on the host "
                          "(launch geometry, kernel arguments): on MI-series GPUs a wavefront has 64 lanes; query "
                          "the device instead of assuming.", f"hostvar:{name}:{fi}", "medium",
-                         review=f"{name} sizes host launch math at line {self.line(first)}", uses=uses))
+                         review=f"{name} sizes host launch math at line {self.line(first)}", uses=uses,
+                         use_roles=dict.fromkeys(uses, LAUNCH)))

@@ -8,6 +8,7 @@ __global__ void k(const float* x, float* out) {
   float v = x[threadIdx.x];
   int lane = threadIdx.x % WS;
   for (int o = WS / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  v = __shfl_sync(0xffffffff, v, 0);  // the hardware warp's sum in every lane
   if (lane == 0) atomicAdd(out, v);
 }
 """
@@ -19,6 +20,7 @@ __global__ void k(const float* x, float* out) {
   float v = x[threadIdx.x];
   int lane = threadIdx.x % WS;
   for (int o = WS / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  v = __shfl_sync(0xffffffff, v, 0);  // the hardware warp's sum in every lane
   if (lane == 0) atomicAdd(out, v);
 }
 void launch(const float* x, float* out) {

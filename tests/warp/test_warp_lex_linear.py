@@ -14,7 +14,7 @@ from hipport.engine.source import Language, Source
 from hipport.engine.warp import analyze
 from hipport.engine.warp.lex import tokenize
 
-KERNEL = "__global__ void k(int* o) { int lane = threadIdx.x % 32; o[lane] = lane; }"
+KERNEL = "__global__ void k(int* o) { int lane = threadIdx.x % 32; o[lane] = __shfl(lane, 0); }"
 
 
 @pytest.mark.timeout(30)

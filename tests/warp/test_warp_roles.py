@@ -39,7 +39,7 @@ def test_constant_that_also_sizes_the_launch_is_split_not_raised_and_needs_revie
     assert len(c.uses) == 3 and "more than one role" in c.message
     (g,) = a.groups
     assert g.tier == FixTier.REVIEW
-    assert g.tier_reason == "WS also sizes the launch or host arithmetic at k.cu:10"
+    assert g.tier_reason == "WS also sizes the launch or host arithmetic at k.cu:11"
     w = port(src, fixes="all", style=FixStyle.WAVE64).text
     assert "#define WS 32\n#define WS_LANES 64\n" in w
     assert "int lane = threadIdx.x % WS_LANES;" in w and "for (int o = WS_LANES / 2;" in w

@@ -5,6 +5,7 @@ __global__ void k(const float* x, float* out) {
   float v = x[threadIdx.x];
   int lane = threadIdx.x % 32;
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+  v = __shfl_sync(0xffffffff, v, 0);  // every lane takes the warp's sum: the hardware warp
   if (lane == 0) atomicAdd(out, v);
 }
 """
@@ -18,6 +19,7 @@ __global__ void k(const float* x, float* out) {
   v += __shfl_down_sync(0xffffffff, v, 4);
   v += __shfl_down_sync(0xffffffff, v, 2);
   v += __shfl_down_sync(0xffffffff, v, 1);
+  v = __shfl_sync(0xffffffff, v, 0);
   if (LANE_ID == 0) out[WARP_ID] = v;
 }
 """

@@ -49,7 +49,7 @@ def _samples(tmp: Path) -> list[tuple[Path, tuple[str, ...]]]:
         src = read_source(src_path)
         for rocm, extra in (((5, 2), ()), ((7, 0), ("-include", str(HEADER)))):
             for style in FixStyle:
-                r = port(src, TranslateOptions(rocm=rocm), fixes="all", style=style,
+                r = port(src, TranslateOptions(rocm=rocm), fixes="all", style=style, allow_review=True,
                          warp_options=WarpOptions(rocm=rocm))
                 out = tmp / f"{src_path.stem}.{style.value}.rocm{rocm[0]}{rocm[1]}.hip"
                 out.write_text(r.text)
@@ -61,7 +61,7 @@ def _samples(tmp: Path) -> list[tuple[Path, tuple[str, ...]]]:
         src = Source.from_text(text, f"{name}.cu")
         for rocm, extra in (((5, 2), ()), ((7, 0), ("-include", str(HEADER)))):
             for style in FixStyle:
-                r = port(src, TranslateOptions(rocm=rocm), fixes="all", style=style,
+                r = port(src, TranslateOptions(rocm=rocm), fixes="all", style=style, allow_review=True,
                          warp_options=WarpOptions(rocm=rocm))
                 out = tmp / f"{name}.{style.value}.rocm{rocm[0]}{rocm[1]}.hip"
                 out.write_text(r.text)

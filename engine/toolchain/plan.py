@@ -32,18 +32,20 @@ build-only machines lack). No AMD GPU -> the plan builds and says plainly that n
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, load_config
+from ..outputs import output_path, sibling_name
 from .baseline import baseline_path
 from .buildscript import HIP_ARCH_VARS, Script, build_file, declares, find_script, has_target, make_vars
 from .detect import Detection, Gpu
@@ -115,17 +117,16 @@ def custom_plan(steps: list[Step], notes: list[str] | None = None) -> RunPlan:
 # ---------------------------------------------------------------------------------------------- names
 
 
-def ported_name(path: Path) -> Path:
-    """Where `hipport convert` writes the port: x.cu -> x.hip; matmul_cuda.py -> matmul_hip.py;
-    another .py -> <stem>_hip.py; anything else keeps its name."""
-    if path.suffix == ".cu":
-        return path.with_suffix(".hip")
-    if path.suffix == ".py":
-        stem = path.stem
-        if re.search(r"cuda", stem, re.IGNORECASE):
-            return path.with_name(re.sub(r"cuda", "hip", stem, flags=re.IGNORECASE) + ".py")
-        return path.with_name(stem + "_hip.py")
-    return path
+def ported_name(path: Path, settings: Config | None = None, home: Path | None = None) -> Path:
+    """Where hipport writes the port of `path`: engine/outputs.py's one naming rule. With the project's
+    `settings` and `home`, its output mode (sibling, folder, in-place) as the app and `convert --suffix`
+    write it; without, the sibling name (kernel_cuda.cu -> kernel_hip.hip, matmul_cuda.py -> matmul_hip.py)."""
+    if settings is not None and home is not None:
+        try:
+            return output_path(settings, home, path.resolve().relative_to(home.resolve()).as_posix())
+        except (ValueError, ConfigError):
+            pass  # outside the project: beside it
+    return path.with_name(sibling_name(path.name))
 
 
 def shim_header() -> Path:
@@ -166,12 +167,12 @@ def _project_kind(target: Path) -> str:
     raise PlanError(f"nothing to build in {target}: no Makefile, CMakeLists.txt, .cu/.hip or .py file")
 
 
-def _single_source(target: Path, baseline: bool) -> Path:
+def _single_source(target: Path, baseline: bool, name: Callable[[Path], Path] = ported_name) -> Path:
     if target.is_file():
         return target
     cus = sorted(p for p in target.iterdir() if p.suffix == ".cu")
     hips = sorted(p for p in target.iterdir() if p.suffix == ".hip")
-    pool = cus if baseline else (hips or [ported_name(p) for p in cus])
+    pool = cus if baseline else (hips or [name(p) for p in cus])
     if len(pool) != 1:
         raise PlanError(f"{target} has {len(pool)} candidate sources; name one file or set [tool.hipport.run] target")
     return pool[0]
@@ -295,7 +296,8 @@ def plan(
     if baseline:
         made = _plan_cuda(kind, target, cfg, device, detection, base_env)
     else:
-        made = _plan_hip(kind, target, cfg, arch, device, detection, base_env, platform, script)
+        made = _plan_hip(kind, target, cfg, arch, device, detection, base_env, platform, script,
+                         functools.partial(ported_name, settings=settings, home=home))
     return dataclasses.replace(made, baseline_file=baseline_path(home, program_name(home, target)), config=dict(cfg),
                                project=home)
 
@@ -330,17 +332,17 @@ def _pick_gpu(gpus: tuple[Gpu, ...], device: int | None, what: str) -> Gpu | Non
     return found
 
 
-def _missing_ports(kind: str, target: Path) -> list[tuple[Path, Path]]:
+def _missing_ports(kind: str, target: Path, name: Callable[[Path], Path] = ported_name) -> list[tuple[Path, Path]]:
     """(original, expected port) for every CUDA source whose port is not there yet."""
     if target.is_file():
         if target.suffix in (".cu", ".py") and not re.search(r"hip", target.stem, re.IGNORECASE):
-            port = ported_name(target)
+            port = name(target)
             return [] if port.exists() else [(target, port)]
         return []
     files = [p for p in target.iterdir() if p.suffix == ".cu"]
     if kind == "python":
         files = [p for p in target.iterdir() if p.suffix == ".py" and "cuda" in p.stem.lower()]
-    return [(p, ported_name(p)) for p in sorted(files) if not ported_name(p).exists()]
+    return [(p, name(p)) for p in sorted(files) if not name(p).exists()]
 
 
 def _plan_hip(
@@ -353,6 +355,7 @@ def _plan_hip(
     base_env: dict[str, str],
     platform: str = "amd",
     script: Script | None = None,
+    name: Callable[[Path], Path] = ported_name,
 ) -> RunPlan:
     nvidia = platform == "nvidia"
     vendor_name = "NVIDIA" if nvidia else "AMD"
@@ -368,7 +371,7 @@ def _plan_hip(
 
     if script is not None and script.path is None:
         return RunPlan(kind, [], False, target_arch, [f"convert first: {script.why}"], device=gpu)
-    missing = _missing_ports(kind, script.cwd if script is not None else target)
+    missing = _missing_ports(kind, script.cwd if script is not None else target, name)
     if missing:
         notes = [f"convert first: {port.name} not found (run `hipport convert {orig.name}`)" for orig, port in missing]
         return RunPlan(kind, [], False, target_arch, notes, device=gpu)
@@ -400,9 +403,9 @@ def _plan_hip(
     steps: list[Step] = []
 
     if kind == "single-file":
-        src = _single_source(target, baseline=False)
-        if src.suffix == ".cu":
-            src = ported_name(src)
+        src = _single_source(target, baseline=False, name=name)
+        if src == target and src.suffix == ".cu":  # a folder's source is already its port's name
+            src = name(src)
         text = src.read_text(encoding="utf-8", errors="replace")
         libs = _as_list(cfg.get("libs"))
         if re.search(r"#\s*include\s*[<\"](hipblas|hipblas/hipblas)\.h[>\"]", text):
@@ -414,7 +417,7 @@ def _plan_hip(
             else:
                 libs += [f"-I{det.rocm.root or '/opt/rocm'}/include/hipblas", "-lhipblas"]
         out = workdir / "build" / src.stem
-        argv = ["hipcc", *(f"--offload-arch={a}" for a in archs), "-O3", *extra, src.name, "-o", str(out.relative_to(workdir)), *libs]
+        argv = ["hipcc", *(f"--offload-arch={a}" for a in archs), "-O3", *extra, os.path.relpath(src, workdir), "-o", str(out.relative_to(workdir)), *libs]
         # hipcc does not create the output folder
         steps.append(Step("mkdir build", ["mkdir", "-p", str(out.parent.relative_to(workdir))], workdir, env, "build", 30))
         steps.append(Step(f"hipcc {src.name}", argv, workdir, env, "build", build_timeout,
@@ -469,9 +472,9 @@ def _plan_hip(
         elif launch:
             steps.append(Step("run", run_argv, script.cwd, run_env, "run", run_timeout, from_config=True))
     else:  # python
-        py = target if target.is_file() else _single_python(target, baseline=False)
-        if not re.search(r"hip", py.stem, re.IGNORECASE) and ported_name(py).exists():
-            py = ported_name(py)
+        py = target if target.is_file() else _single_python(target, baseline=False, name=name)
+        if not re.search(r"hip", py.stem, re.IGNORECASE) and name(py).exists():
+            py = name(py)
         python = str(cfg.get("python") or sys.executable)
         torch = det.torch
         if torch is not None and torch.found and not torch.hip:
@@ -513,12 +516,12 @@ def _nvidia_hipcc_env(env: dict[str, str], det: Detection, sm: str) -> list[str]
     return notes
 
 
-def _single_python(target: Path, baseline: bool) -> Path:
+def _single_python(target: Path, baseline: bool, name: Callable[[Path], Path] = ported_name) -> Path:
     scripts = sorted(p for p in target.iterdir() if p.suffix == ".py" and not p.name.startswith("_"))
     if baseline:
         pool = [p for p in scripts if "hip" not in p.stem.lower()]
     else:
-        pool = [p for p in scripts if "hip" in p.stem.lower()] or [ported_name(p) for p in scripts if "cuda" in p.stem.lower()]
+        pool = [p for p in scripts if "hip" in p.stem.lower()] or [name(p) for p in scripts if "cuda" in p.stem.lower()]
     if len(pool) != 1:
         raise PlanError(f"{target} has {len(pool)} candidate scripts; name one or set [tool.hipport.run] target")
     return pool[0]

@@ -80,6 +80,36 @@ def translate_all(src: Path, arch: str) -> tuple[int, int, collections.Counter[s
     return n, clean, unknown, manual, rules
 
 
+_LIBS = re.compile(r"(?<![\w-])-l(hip\w*|roc\w*|amdhip64|MIOpen|rccl|cu\w*|nv\w*|nccl)")
+
+
+def library_agreement(src: Path, arch: str) -> tuple[int, int, list[str]]:
+    """Benchmarks whose ported Makefile or HeCBench's own -hip Makefile links GPU libraries, how many
+    link the same set, and the names of those that differ."""
+    from hipport.engine.buildsys import BuildOptions, translate_build_file
+    from hipport.engine.edits import apply_edits
+
+    def libs(text: str) -> set[str]:
+        return set(_LIBS.findall("\n".join(line.split("#")[0] for line in text.splitlines())))
+
+    n = same = 0
+    differ: list[str] = []
+    for mk in sorted(src.glob("*-cuda/Makefile")):
+        human = mk.parent.parent / (mk.parent.name[: -len("-cuda")] + "-hip") / "Makefile"
+        if not human.is_file() or mk.parent.name[: -len("-cuda")] in HELD_OUT:
+            continue
+        text = mk.read_text(encoding="utf-8", errors="replace")
+        ours = libs(apply_edits(text, translate_build_file(mk, text, BuildOptions(archs=(arch,))).edits))
+        theirs = libs(human.read_text(encoding="utf-8", errors="replace"))
+        if not ours and not theirs:
+            continue
+        n += 1
+        same += ours == theirs
+        if ours != theirs:
+            differ.append(f"{mk.parent.name} ours={sorted(ours)} theirs={sorted(theirs)}")
+    return n, same, differ
+
+
 def _key(mk: Path) -> str:
     h = hashlib.sha256(mk.read_bytes())
     for f in sorted((ROOT / "engine" / "buildsys").glob("*.*")):
@@ -177,6 +207,9 @@ def main() -> int:
     print(f"  unknown items: {dict(unknown.most_common(12))}")
     print(f"  manual items (reported for a person): {dict(manual.most_common(12))}")
     print(f"  edits by rule over all files: {dict(rules.most_common())}")
+    n_lib, same, differ = library_agreement(src, args.arch)
+    print(f"  GPU libraries linked (-l): same set as HeCBench's own -hip port in {same} of {n_lib} benchmarks "
+          f"that link any; differing: {differ}")
     if args.build <= 0:
         return 0
     if shutil.which("hipcc") is None:

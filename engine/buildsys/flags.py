@@ -163,8 +163,14 @@ class FlagTranslator:
             s = _PATHLIKE.sub(one, s)
         return _CU.sub(".hip", s)
 
-    def path_edit(self, w: Word) -> bool:
+    def path_edit(self, w: Word, host: bool = False) -> bool:
+        """CUDA locations in a word -> ROCm ones. `host`: the word is outside nvcc commands."""
         new = self.rewrite_paths(w.text)
+        if (host and new != w.text and w.text.startswith("-I") and re.search(r"/include/?$", new)
+                and re.search(rf"^-I(?:{re.escape(self.r.hip_prefix)}|\$[({{]{self.r.hip_variable}[)}}])", new)):
+            # the toolkit's include folder named for a host compiler (g++ builds .cpp files including
+            # CUDA headers): HIP's headers then need the platform macro (harmless under hipcc)
+            new += " " + self.r.c_source_flag
         if new != w.text:
             self._edit(w.start, w.end, new, "path", "CUDA toolkit location -> ROCm (ROCM_PATH)"
                        if not self.sibling or _CU.sub(".hip", w.text) != new else ".cu -> .hip (sibling outputs)")
@@ -245,15 +251,24 @@ class FlagTranslator:
                         f"flag {t!r}: not a known nvcc or clang flag; check what hipcc should get")
         return 1
 
-    def _library(self, lib: str, first: Word, last: Word) -> None:
+    def library_word(self, w: Word) -> bool:
+        """-l<cuda lib> outside an nvcc command (a link by mpicxx, g++, ...). True when translated."""
+        if w.text.startswith("-l") and w.text[2:] in self.r.libraries:
+            self._library(w.text[2:], w, w, outside=True)
+            return True
+        return False
+
+    def _library(self, lib: str, first: Word, last: Word, outside: bool = False) -> None:
         rule = self.r.libraries.get(lib)
         if rule is None:
             if re.match(r"(cu|nv|cuda)", lib):
                 self.report(ReportKind.UNKNOWN, f"-l{lib}", first.start, last.end,
                             f"-l{lib}: a CUDA library with no HIP library in hipport's table")
             return
-        hip = rule.lib(self.roc)
+        hip = rule.lib(self.roc) or (rule.link if outside else "")
         note = rule.note or (f"-l{lib} -> -l{hip}" if hip else f"-l{lib}: hipcc links the HIP runtime itself")
+        if outside and rule.link and hip == rule.link:
+            note = f"-l{lib} -> -l{hip}: linked by a program other than hipcc, which needs the HIP runtime"
         self._edit(first.start, last.end, f"-l{hip}" if hip else "", "lib", note)
 
     def _apply(self, rule: FlagRule, name: str, value: str, first: Word, last: Word) -> None:

@@ -174,8 +174,8 @@ def translate_makefile(text: str, ft: FlagTranslator) -> None:
         for w in split_words(text, ln.start, ln.end):
             if ln.recipe:
                 _tool(ft, w)
-            if not ft.compiler(w):
-                ft.path_edit(w)
+            if not ft.compiler(w) and not ft.library_word(w):
+                ft.path_edit(w, host=True)
     # assignments outside the nvcc context: arch variables get the gfx list, the rest only paths
     for ln in later:
         ws = value_words(ln)
@@ -187,8 +187,8 @@ def translate_makefile(text: str, ft: FlagTranslator) -> None:
             ft.words(ws)
             continue
         for w in ws:
-            if not ft.compiler(w):
-                ft.path_edit(w)
+            if not ft.compiler(w) and not ft.library_word(w):
+                ft.path_edit(w, host=True)
     if ft.rdc:  # device code linked across objects: every hipcc call, the link included, needs -fgpu-rdc
         for k, e in enumerate(ft.edits):
             if e.rule == "build-compiler" and e.replacement.endswith("hipcc"):

@@ -33,6 +33,7 @@ class LibraryRule:
     roc_target: str
     note: str
     source: str
+    link: str = ""                  # for a non-hipcc linker: the library hipcc would have added
 
     def lib(self, roc: bool) -> str:
         return (self.roc or self.hip) if roc else self.hip
@@ -83,7 +84,8 @@ def rules() -> Rules:
     for row in data["library"]:
         lib = LibraryRule(row["cuda"], tuple(row.get("cuda_targets", ())), row["hip"], row.get("roc", ""),
                           row.get("package", ""), row.get("roc_package", ""), row.get("hip_target", ""),
-                          row.get("roc_target", ""), row.get("note", ""), row["source"])
+                          row.get("roc_target", ""), row.get("note", ""), row["source"],
+                          row.get("link", ""))
         libs[lib.cuda] = lib
         for t in lib.cuda_targets:
             targets[t] = lib

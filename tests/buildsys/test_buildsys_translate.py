@@ -144,6 +144,22 @@ def test_sibling_outputs_rename_cu_sources() -> None:
     assert "%.o: %.hip Makefile" in out
 
 
+def test_libraries_linked_by_another_program() -> None:
+    """sparkler's shape: objects compiled by nvcc, linked by mpicxx: the HIP runtime must be named."""
+    text = ("CC = nvcc\nLD = mpicxx\nLDFLAGS = -L/x/lib -lcublas -lcudart -lmpi\n"
+            "main: main.o\n\t$(LD) main.o -o $@ $(LDFLAGS)\nmain.o: main.cu\n\t$(CC) -c $< -o $@\n")
+    out, reports = port("Makefile", text)
+    assert "LDFLAGS = -L/x/lib -lhipblas -lamdhip64 -lmpi\n" in out and reports == []
+
+
+def test_host_compiler_with_the_toolkit_headers() -> None:
+    """gerbil's shape: g++ compiles .cpp files that include CUDA headers from the toolkit folder."""
+    text = ("CC = g++\nNVCC = nvcc\nCFLAGS = -O2 -I/opt/nvidia/hpc_sdk/Linux_x86_64/23.9/cuda/include\n"
+            "a.o: a.cpp\n\t$(CC) $(CFLAGS) -c $< -o $@\nk.o: k.cu\n\t$(NVCC) -c $< -o $@\n")
+    out, reports = port("Makefile", text)
+    assert "CFLAGS = -O2 -I/opt/rocm/include -D__HIP_PLATFORM_AMD__\n" in out and reports == []
+
+
 def test_nvhpc_compilers_are_reported_not_translated() -> None:
     out, reports = port("Makefile", "CC = nvc++\nCFLAGS = -mp=gpu -cudalib=cublas\nall:\n\t$(CC) $(CFLAGS) a.cpp\n")
     assert out.startswith("CC = nvc++")

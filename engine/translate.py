@@ -35,6 +35,7 @@ from .translate_tables import (
     ARG_REWRITES_HIP_ONLY,
     CUDA_API_LEVEL,
     CUDA_SUFFIXES,
+    HIP_DATA_TYPES,
     HIP_RUNTIME_HEADER,
     OVERLOADS,
     TYPE_HEADERS,
@@ -111,13 +112,15 @@ def _decide(name: str, mapping: Any, options: TranslateOptions) -> _Decision | N
     fam = e.family
     if e.kind == "namespace":
         return (_NAMESPACE, e.hip, fam, None, "", "") if e.hip else None
-    target = e.target(options.roc)
+    target = e.target(options.roc, options.miopen)
+    if options.hip_data_types and name in HIP_DATA_TYPES:
+        target = HIP_DATA_TYPES[name]
     v = ".".join(map(str, options.rocm))
-    if not target or e.status == "unsupported":
+    if not target or (e.status == "unsupported" and target == e.hip):
         why = (e.section.split("overrides.tsv: ", 1)[1][:-1] if "overrides.tsv: " in e.section
                else "AMD's HIPIFY tables list it as unsupported")
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED, f"{name} has no HIP equivalent ({why})", "")
-    if e.hip_removed and e.hip_removed and mapping.version_at_least(e.hip_removed, options.rocm):
+    if target == e.hip and e.hip_removed and mapping.version_at_least(e.hip_removed, options.rocm):
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
                 f"{name}: its HIP counterpart {target} was removed in HIP {e.hip_removed}", "")
     if target == e.hip and e.needs_newer_rocm(options.rocm):
@@ -127,14 +130,14 @@ def _decide(name: str, mapping: Any, options: TranslateOptions) -> _Decision | N
     if exp and not options.experimental:
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
                 f"{name} -> {target} is experimental in HIP {exp}; pass --experimental to translate it", exp)
-    if e.hip_deprecated and mapping.version_at_least(e.hip_deprecated, options.rocm):
+    if target == e.hip and e.hip_deprecated and mapping.version_at_least(e.hip_deprecated, options.rocm):
         return (_RENAME if target != name else _KEEP, target, fam, ReportKind.DEPRECATED,
                 f"{name} -> {target}, which is deprecated since HIP {e.hip_deprecated}", e.hip_deprecated)
     return (_RENAME if target != name else _KEEP, target, fam, None, "", "")
 
 
 def _decider(mapping: Any, options: TranslateOptions) -> Callable[[str], _Decision | None]:
-    key = (id(mapping), options.rocm, options.roc, options.experimental)
+    key = (id(mapping), options.rocm, options.roc, options.experimental, options.miopen, options.hip_data_types)
     cache = _decisions.setdefault(key, {})
 
     def decide(name: str) -> _Decision | None:
@@ -355,6 +358,10 @@ def translate_text(
     shims_needed: dict[str, dict[str, str]] = {}
     renamed_to: set[str] = set()
     used_in_code = False  # a CUDA name translated outside preprocessor lines
+    # legacy cuBLAS names hipBLAS/rocBLAS have only in the v2 API: translated when cublas_v2.h is included
+    blas_v2_only: frozenset[str] = getattr(mapping, "blas_v2_only", frozenset())
+    has_cublas_v2 = any(name == "include" and "cublas_v2.h" in text[starts[a]:ends[b - 1]]
+                        for a, b, name in directives)
     calls: list[Call] = []  # calls whose arguments change (translate_args.py)
     own_decls: set[str] | None = None
 
@@ -423,6 +430,12 @@ def translate_text(
                 out.count("api")
                 out.count(f"family.{fam}")
             continue
+        if name in blas_v2_only and not has_cublas_v2:
+            rep(ReportKind.MANUAL, name, starts[i], ends[i],
+                f"{name}: legacy cuBLAS API; hipBLAS/rocBLAS have only its v2 form (include cublas_v2.h, "
+                "whose calls take a handle first), so it is left as is")
+            out.count("unconverted")
+            continue
         if action == _REPORT:
             assert rkind is not None
             if dead and any(a <= i < b for a, b in dead):
@@ -456,9 +469,9 @@ def translate_text(
                 if ca is not None and len(ca[1]) in ov:
                     repl = ov[len(ca[1])]
             rw = ARG_REWRITES.get(name)
-            if rw is not None and (rw[0] == "any" or options.roc):
+            if rw is not None and (rw[0] == "any" or options.roc or options.miopen):
                 calls.append(Call(name, i, o, rw[1]))
-            elif not options.roc and name in ARG_REWRITES_HIP_ONLY:
+            elif not (options.roc or options.miopen) and name in ARG_REWRITES_HIP_ONLY:
                 calls.append(Call(name, i, o, ARG_REWRITES_HIP_ONLY[name]))
         if repl != name:
             renamed_to.add(repl)

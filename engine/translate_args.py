@@ -55,7 +55,7 @@ def rewrite_calls(toks: Tokens, calls: Sequence[Call], edits: list[Edit], base: 
     todo.sort(key=lambda t: t[0])  # inner calls first: an outer reorder absorbs their edits
     for _size, c, close, args in todo:
         n = len(args)
-        ok = all((k <= n if kind == "add" else k < n) and kind != "manual" for kind, k, _ in c.ops)
+        ok = all((kind == "add" or k < n) and kind != "manual" for kind, k, _ in c.ops)
         ok = ok and all(v[0] <= n and k + v[1] <= n for kind, k, v in c.ops if kind == "move" and isinstance(v, tuple))
         if not ok:
             failed.append(c)
@@ -71,10 +71,21 @@ def rewrite_calls(toks: Tokens, calls: Sequence[Call], edits: list[Edit], base: 
             if kind == "add":
                 if n == 0:
                     new.append(Edit(lo, lo, str(v), "api-args", f"adds {v}"))
-                elif k == n:
+                elif k >= n:
                     new.append(Edit(base + args[-1][1], base + args[-1][1], f", {v}", "api-args", f"adds {v}"))
                 else:
                     new.append(Edit(base + args[k][0], base + args[k][0], f"{v}, ", "api-args", f"adds {v}"))
+            elif kind == "copy" and isinstance(v, tuple):
+                s, e = args[k]
+                own = [Edit(x.start - base - s, x.end - base - s, x.replacement, x.rule, x.note)
+                       for x in edits if base + s <= x.start and x.end <= base + e]
+                arg = apply_edits(text[s:e], own)
+                if v[0] < n:
+                    at = base + args[v[0]][0]
+                    new.append(Edit(at, at, f"{arg}, ", "api-args", f"copies argument {k + 1}"))
+                else:
+                    new.append(Edit(base + args[-1][1], base + args[-1][1], f", {arg}", "api-args",
+                                    f"copies argument {k + 1}"))
             elif kind == "wrap":
                 s, e = args[k]
                 new.append(Edit(base + s, base + s, f"{v}(", "api-args", f"{v}(...)"))

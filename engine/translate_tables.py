@@ -65,16 +65,20 @@ INCLUDE_GUARDS: dict[str, str] = {
 
 # Calls whose arguments change, not only their name: hipify-clang's FuncArgCasts and FuncOverloads
 # (ROCm/HIPIFY src/HipifyAction.cpp), as data. An op is (kind, index[, value | (to, count)]):
-#   "add"      insert `value` so that it becomes argument `index` (index == argc appends)
+#   "add"      insert `value` before original argument `index` (index >= argc appends)
 #   "remove"   drop argument `index`
 #   "replace"  replace argument `index` with `value`
 #   "wrap"     wrap argument `index` as value(...)  (HIP_SYMBOL, reinterpret_cast<size_t*>)
 #   "move"     move `count` arguments starting at `index` to before original argument `to`
+#   "copy"     copy argument `index` to before original argument `to` (appended when `to` >= argc)
 #   "manual"   not rewritten: the call is reported for a person
 # Indices always name the ORIGINAL arguments. `when`: "any", or "roc" (only with --roc: the
 # rocSPARSE/MIOpen signatures; hipSPARSE/hipDNN keep CUDA's argument lists).
 ArgOp = tuple[str, int, str | tuple[int, int]]
 _SYM = "HIP_SYMBOL"
+_FUNC = "reinterpret_cast<const void*>"
+# hipGetProcAddress takes the HIP version it is written for: hipify-clang adds HIP_LATEST / 10 (HIP 6.3)
+_HIP_LATEST_VERSION = "603"
 _SIZE_T = "reinterpret_cast<size_t*>"
 _SOLVE = "rocsparse_solve_policy_auto"
 _FORCE = "rocsparse_analysis_policy_force"
@@ -101,6 +105,14 @@ ARG_REWRITES: dict[str, tuple[str, tuple[ArgOp, ...]]] = {
     "cudaGraphExecMemcpyNodeSetParamsToSymbol": ("any", (("wrap", 2, _SYM),)),
     "cudaGraphExecMemcpyNodeSetParamsFromSymbol": ("any", (("wrap", 3, _SYM),)),
     "cudaGetTextureReference": ("any", (("wrap", 1, _SYM),)),
+    # kernels are passed as `const void*` (hipify-clang: e_reinterpret_cast)
+    "cudaFuncSetCacheConfig": ("any", (("wrap", 0, _FUNC),)),
+    "cudaFuncSetSharedMemConfig": ("any", (("wrap", 0, _FUNC),)),
+    "cudaFuncGetAttributes": ("any", (("wrap", 1, _FUNC),)),
+    "cudaFuncSetAttribute": ("any", (("wrap", 0, _FUNC),)),
+    "cudaLaunchKernel": ("any", (("wrap", 0, _FUNC),)),
+    "cudaLaunchCooperativeKernel": ("any", (("wrap", 0, _FUNC),)),
+    "cudaGetDriverEntryPoint": ("any", (("add", 2, _HIP_LATEST_VERSION),)),
     # HIP's module occupancy calls take no blockSizeToDynamicSMemSize callback
     "cuOccupancyMaxPotentialBlockSize": ("any", (("remove", 3, ""),)),
     "cuOccupancyMaxPotentialBlockSizeWithFlags": ("any", (("remove", 3, ""),)),
@@ -148,11 +160,12 @@ ARG_REWRITES: dict[str, tuple[str, tuple[ArgOp, ...]]] = {
     **_zcds("cusparse{}csrgemm2", "roc", ("add", 1, "rocsparse_operation_none, rocsparse_operation_none")),
     **_zcds("cusparse{}csrilu02_bufferSize", "roc", ("wrap", 8, _SIZE_T)),
     **_zcds("cusparse{}bsrilu02_bufferSize", "roc", ("wrap", 10, _SIZE_T)),
-    # rocSPARSE adds a variable argument here (hipify's e_add_var_argument): left to a person
-    **_zcds("cusparse{}gpsvInterleavedBatch", "roc", ("manual", 0, "")),
-    **_zcds("cusparse{}gpsvInterleavedBatch_bufferSizeExt", "roc", ("manual", 0, "")),
-    **_zcds("cusparse{}gtsvInterleavedBatch", "roc", ("manual", 0, "")),
-    **_zcds("cusparse{}gtsvInterleavedBatch_bufferSizeExt", "roc", ("manual", 0, "")),
+    # rocSPARSE takes a batch stride after the batch count: hipify-clang passes the count again
+    # (e_add_var_argument), as hipSPARSE's own implementation does
+    **_zcds("cusparse{}gpsvInterleavedBatch", "roc", ("copy", 9, (10, 1))),
+    **_zcds("cusparse{}gpsvInterleavedBatch_bufferSizeExt", "roc", ("copy", 9, (10, 1))),
+    **_zcds("cusparse{}gtsvInterleavedBatch", "roc", ("copy", 7, (8, 1))),
+    **_zcds("cusparse{}gtsvInterleavedBatch_bufferSizeExt", "roc", ("copy", 7, (8, 1))),
     "cusparseCsr2cscEx2_bufferSize": ("roc", tuple(("remove", k, "") for k in (4, 7, 8, 9, 10, 12, 13))),
     "cusparseSparseToDense": ("roc", (("add", 4, "nullptr"),)),
     "cusparseSparseToDense_bufferSize": ("roc", (("add", 5, "nullptr"),)),
@@ -175,6 +188,10 @@ ARG_REWRITES_HIP_ONLY: dict[str, tuple[ArgOp, ...]] = {
 }
 ARG_REWRITES["cusparseSpSM_solve"] = ("roc", (("replace", 9, "rocsparse_spsm_stage_compute"),
                                              ("add", 10, "nullptr"), ("add", 11, "nullptr")))
+
+# --use-hip-data-types: these types become hipDataType, not hipblasDatatype_t / rocblas_datatype
+# (hipify-clang's TypeOverloads, applied there to variable declarations).
+HIP_DATA_TYPES: dict[str, str] = {"cudaDataType_t": "hipDataType", "cudaDataType": "hipDataType"}
 
 # Overloads told apart by their number of arguments (hipify-clang's FuncOverloads).
 OVERLOADS: dict[str, dict[int, str]] = {

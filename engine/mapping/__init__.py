@@ -32,6 +32,9 @@ FAMILIES = ("runtime", "driver", "device", "complex", "rtc", "blas", "blaslt", "
             "sparse", "solver", "dnn", "cub")
 _HERE = os.path.dirname(os.path.abspath(__file__))  # plain os.path: importlib.resources costs ~12 ms
 ROC_FAMILIES = frozenset({"blas", "blaslt", "rand", "sparse", "solver"})
+# families whose names go to the ROC library / MIOpen with --roc or --miopen (hipify-clang's
+# Statistics::isToRoc: API_BLAS, DNN, SPARSE, SOLVER, RUNTIME, COMPLEX, RAND)
+ROC_TARGET_FAMILIES = ROC_FAMILIES | {"dnn", "runtime", "complex", "device"}  # device: __half (roc_names.tsv)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,7 @@ class ApiEntry:
     roc_changed: str = ""
     roc_removed: str = ""
     roc_experimental: str = ""
+    roc_miopen_only: bool = False  # the ROC name is used with --miopen only (hipify's ROC_MIOPEN_ONLY)
 
     @property
     def supported(self) -> bool:
@@ -67,9 +71,10 @@ class ApiEntry:
         """The MIOpen name of a cuDNN entry ("" for other families or when unmapped)."""
         return self.roc if self.family == "dnn" else ""
 
-    def target(self, roc: bool = False) -> str:
-        """The replacement name: the ROC library's (or MIOpen's) when `roc` and one exists."""
-        if roc and self.roc and (self.family in ROC_FAMILIES or self.family == "dnn"):
+    def target(self, roc: bool = False, miopen: bool = False) -> str:
+        """The replacement name: the ROC library's (or MIOpen's) with `roc` (or `miopen`) when one exists."""
+        to_roc = (roc and not self.roc_miopen_only) or miopen
+        if to_roc and self.roc and self.family in ROC_TARGET_FAMILIES:
             return self.roc
         return self.hip
 
@@ -136,6 +141,8 @@ class Mapping:
         self._macros: dict[str, MacroEntry] | None = None if macros is None else {m.cuda: m for m in macros}
         self._namespaces: dict[str, int] = doc["namespaces"]  # type: ignore[assignment]
         self._overrides: dict[str, ApiEntry] = {e.cuda: e for e in _read_overrides()}
+        self._roc_names: dict[str, tuple[str, bool]] = {
+            r["cuda"]: (r["roc"], r["when"] == "miopen") for r in _read_tsv("roc_names.tsv")}
 
     def _col(self, name: str) -> list[str]:
         """One column's cells, split from the stored newline-joined string on first use."""
@@ -151,8 +158,10 @@ class Mapping:
         e = self._cache.get(i)
         if e is None:
             c = self._col
+            cuda = c("cuda")[i]
+            roc, miopen_only = (c("roc")[i], False) if c("roc")[i] else self._roc_names.get(cuda, ("", False))
             e = ApiEntry(
-                cuda=c("cuda")[i], hip=c("hip")[i], roc=c("roc")[i],
+                cuda=cuda, hip=c("hip")[i], roc=roc, roc_miopen_only=miopen_only,
                 family=self._value("family", i), kind=self._value("kind", i),
                 status=self._value("status", i),
                 hip_added=c("hip_added")[i], hip_deprecated=c("hip_deprecated")[i],
@@ -218,6 +227,11 @@ class Mapping:
                 self._headers[r["cuda"]] = HeaderEntry(r["cuda"], r["hip"], "", "CONV_INCLUDE", "API_RUNTIME",
                                                        r["status"])
         return self._headers
+
+    @functools.cached_property
+    def blas_v2_only(self) -> frozenset[str]:
+        """cuBLAS names translated only in files that include cublas_v2.h (blas_v2_only.tsv)."""
+        return frozenset(r["cuda"] for r in _read_tsv("blas_v2_only.tsv"))
 
     def macro(self, name: str) -> MacroEntry | None:
         return self.macro_table().get(name)

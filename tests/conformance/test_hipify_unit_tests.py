@@ -30,12 +30,6 @@ FILECHECK = hs.filecheck()
 
 # Test files hipport does not pass yet, and why (strict: a file that starts passing must leave this list).
 XFAIL: dict[str, str] = {
-    "casts/reinterpret_cast.cu":
-        "hipFunc*/hipLaunchKernel calls need reinterpret_cast<const void*>(func) (hipify-clang's FuncArgCasts); not rewritten yet",
-    "synthetic/runtime_functions.cu":
-        "hipFunc*/hipLaunchKernel calls need reinterpret_cast<const void*>(func) (hipify-clang's FuncArgCasts); not rewritten yet",
-    "synthetic/runtime_functions_9000.cu":
-        "hipFunc*/hipLaunchKernel calls need reinterpret_cast<const void*>(func) (hipify-clang's FuncArgCasts); not rewritten yet",
     "device/atomics.cu":
         "HIP_KERNEL_NAME(...) around a kernel that is a function template called without explicit template arguments (hipify-clang knows it from the AST); not done yet",
     "libraries/cuRAND/benchmark_curand_kernel.cpp":
@@ -50,34 +44,10 @@ XFAIL: dict[str, str] = {
         "spacing: a launch with empty argument parentheses `k<<<g, b>>>( )` keeps the blank before `)`",
     "libraries/CAFFE2/caffe2_02.cu":
         "CAFFE2 macros (REGISTER_CUDA_OPERATOR, CUDAContext) are not in the tables hipport reads",
-    "libraries/cuBLAS/cublas_v1.cu":
-        "legacy cuBLAS v1 calls (no cublas_v2.h) are translated; hipify-clang keeps them (only the _v2 API is supported)",
     "samples/half2_allocators.cu":
         "half2 .x/.y members are not wrapped in reinterpret_cast<half&>(...) (hipify-clang's half2Member, an AST match)",
     "synthetic/driver_defines.cu":
         "the name in `#define __CUDACC__` is left alone (hipify-clang renames it)",
-    "synthetic/libraries/cublas2rocblas.cu":
-        "under --roc a name HIP lacks but the ROC library/MIOpen has (cublasInit, cusparseContext, cudnnContext) is reported instead of translated",
-    "synthetic/libraries/cublas2rocblas_v2.cu":
-        "cuComplex types under --roc become rocblas_*_complex in hipify-clang (src names its doc tables lack)",
-    "synthetic/libraries/cusolver2rocsolver.cu":
-        "cuComplex types under --roc become rocblas_*_complex in hipify-clang (src names its doc tables lack)",
-    "synthetic/libraries/cudnn2miopen.cu":
-        "under --roc a name HIP lacks but the ROC library/MIOpen has (cublasInit, cusparseContext, cudnnContext) is reported instead of translated",
-    "synthetic/libraries/cusparse2rocsparse.cu":
-        "under --roc a name HIP lacks but the ROC library/MIOpen has (cublasInit, cusparseContext, cudnnContext) is reported instead of translated",
-    "synthetic/libraries/cusparse2rocsparse_10000.cu":
-        "under --roc a name HIP lacks but the ROC library/MIOpen has (cublasInit, cusparseContext, cudnnContext) is reported instead of translated",
-    "synthetic/libraries/cusparse2rocsparse_10010.cu":
-        "under --roc a name HIP lacks but the ROC library/MIOpen has (cublasInit, cusparseContext, cudnnContext) is reported instead of translated",
-    "synthetic/libraries/cusparse2rocsparse_12000.cu":
-        "under --roc a name HIP lacks but the ROC library/MIOpen has (cublasInit, cusparseContext, cudnnContext) is reported instead of translated",
-    "synthetic/libraries/cusparse2rocsparse_7050.cu":
-        "under --roc a name HIP lacks but the ROC library/MIOpen has (cublasInit, cusparseContext, cudnnContext) is reported instead of translated",
-    "synthetic/libraries/cusparse2rocsparse_9020.cu":
-        "under --roc a name HIP lacks but the ROC library/MIOpen has (cublasInit, cusparseContext, cudnnContext) is reported instead of translated",
-    "synthetic/runtime_functions_12000.cu":
-        "cudaGetDriverEntryPoint -> hipGetProcAddress needs the CUDA version argument (603) added",
 }
 
 

@@ -97,6 +97,53 @@ class Decisions(SessionCore):
                 msg += f" ({skipped} groups have no {style.value} fix)"
             return self._apply(fr, todo, msg)
 
+    def decide_groups(self, targets: Sequence[tuple[str, str]], decision: Decision, message: str) -> Change:
+        """Decide whole fix groups in several files, e.g. one decision applied to every identical
+        finding (review_identical.py): ONE undo step. A group whose fix would be held back is skipped;
+        the message says how many were. Change.path is the first file changed."""
+        steps: list[Step] = []
+        skipped = 0
+        with self._lock:
+            by_rel: dict[str, list[str]] = {}
+            for rel, gid in targets:
+                by_rel.setdefault(rel, []).append(gid)
+            for rel, gids in by_rel.items():
+                fr = self._editable(rel)
+                fs = self._state.files.setdefault(rel, FileState())
+                for gid in gids:
+                    todo = {m: (decision, self._record(rel, m).style) for m in fr.groups.get(gid, ())}
+                    changes = []
+                    for fid, (d, st) in todo.items():
+                        before = fs.decisions.get(fid)
+                        after = DecisionRecord(d, st, fr.by_id[fid].rule, anchor(fr, fr.by_id[fid]))
+                        default = DecisionRecord(Decision.PENDING, self.config.fix_style, after.rule, after.anchor)
+                        if (before or default) != after:
+                            changes.append((fid, before, after))
+                    if not changes:
+                        continue
+                    held_before = self._result(fr)[1]
+                    self._set(rel, changes, forward=True)
+                    if any(g not in held_before for g in self._result(fr)[1]):
+                        self._set(rel, changes, forward=False)
+                        skipped += 1
+                        continue
+                    if fs.sha256 is None:
+                        fs.sha256 = fr.sha256
+                    fs.findings = len(fr.findings)
+                    steps.append(Step(rel, tuple(changes), message))
+            if skipped:
+                message += f" ({skipped} skipped: their fix would conflict with another accepted fix)"
+            if not steps:
+                return Change("", (), message if skipped else "nothing changed")
+            merged: dict[str, list[tuple[str, DecisionRecord | None, DecisionRecord | None]]] = {}
+            for one in steps:
+                merged.setdefault(one.rel, []).extend(one.changes)
+            parts = [Step(rel, tuple(ch), message) for rel, ch in merged.items()]
+            self._undo.append(Step(parts[0].rel, parts[0].changes, message, tuple(parts[1:])))
+            self._redo.clear()
+            ids = tuple(c[0] for c in parts[0].changes)
+            return Change(parts[0].rel, ids, message + self._autosave())
+
     def _describe(self, decision: Decision, fr: FileReview, members: Sequence[str], style: FixStyle) -> str:
         f = fr.by_id[members[0]]
         what = f"{f.rule} at line {f.line}"
@@ -155,7 +202,8 @@ class Decisions(SessionCore):
             if not self._undo:
                 return None
             step = self._undo.pop()
-            self._set(step.rel, step.changes, forward=False)
+            for part in (step, *step.also):
+                self._set(part.rel, part.changes, forward=False)
             self._redo.append(step)
             note = self._autosave()
             return Change(step.rel, tuple(c[0] for c in step.changes), f"undid: {step.message}{note}")
@@ -166,7 +214,8 @@ class Decisions(SessionCore):
             if not self._redo:
                 return None
             step = self._redo.pop()
-            self._set(step.rel, step.changes, forward=True)
+            for part in (step, *step.also):
+                self._set(part.rel, part.changes, forward=True)
             self._undo.append(step)
             note = self._autosave()
             return Change(step.rel, tuple(c[0] for c in step.changes), f"redid: {step.message}{note}")

@@ -99,11 +99,13 @@ class FileReview:
 
 @dataclass(frozen=True)
 class Step:
-    """One undo step: the decision records of one file before and after."""
+    """One undo step: the decision records of one file before and after (`also`: the same step's
+    changes in other files, e.g. one decision applied to every identical finding of the project)."""
 
     rel: str
     changes: tuple[tuple[str, DecisionRecord | None, DecisionRecord | None], ...]  # fid, before, after
     message: str
+    also: tuple[Step, ...] = ()
 
 
 def stamp(path: Path) -> tuple[int, int, int] | None:

@@ -175,3 +175,74 @@ async def test_group_preview_shows_every_edit_and_status_has_no_internal_ids(pro
         await pilot.press("full_stop")  # accept only this one: refused, the group changes together
         status = str(screen.query_one("#status-bar").render())
         assert "W64-02 at line 6" in status and ":6:5" not in status, status
+
+
+async def test_apply_to_identical_findings_counts_confirms_and_undoes_as_one_step(project: Path) -> None:
+    from apptest import GEMM_CU
+
+    (project / "kernels").mkdir()
+    (project / "kernels" / "gemm2.cu").write_text(GEMM_CU)
+    warp = "W64-01:14:30"
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        s = screen.session
+        await pilot.press("I")
+        assert "Decide this finding first" in screen.last_message
+        await pilot.press("J", "J")  # to the lane finding (W64-01, 32 -> 64)
+        assert screen.current == LANE
+        await pilot.press("y")
+        assert s.decision("gemm.cu", LANE) == Decision.ACCEPTED
+        await pilot.press("K")
+        assert screen.current == LANE
+        await pilot.press("I")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        question = str(app.screen.query_one("#question").render())
+        # same rule, same fix text: the warp index in gemm.cu and both in kernels/gemm2.cu
+        assert "3 more W64-01 fix group(s)" in question and "in 2 file(s)" in question, question
+        await pilot.press("y")
+        await pilot.pause()
+        assert s.decision("gemm.cu", warp) == Decision.ACCEPTED
+        assert s.decision("kernels/gemm2.cu", LANE) == Decision.ACCEPTED
+        assert s.decision("kernels/gemm2.cu", warp) == Decision.ACCEPTED
+        assert s.decision("kernels/gemm2.cu", GROUP[0]) == Decision.PENDING  # other rules untouched
+        assert "accepted 3 identical W64-01 fix group(s) in 2 file(s)" in screen.last_message
+        await pilot.press("u")  # one undo step takes back all three
+        assert s.decision("gemm.cu", warp) == Decision.PENDING
+        assert s.decision("kernels/gemm2.cu", LANE) == Decision.PENDING
+        assert s.decision("kernels/gemm2.cu", warp) == Decision.PENDING
+        assert s.decision("gemm.cu", LANE) == Decision.ACCEPTED  # the earlier y stays
+        await pilot.press("ctrl+r")
+        assert s.decision("kernels/gemm2.cu", warp) == Decision.ACCEPTED
+
+
+async def test_overview_lists_every_finding_by_rule_filters_and_jumps(project: Path) -> None:
+    from apptest import GEMM_CU
+    from textual.widgets import DataTable
+
+    from hipport.tui.screens.overview import OverviewScreen
+
+    (project / "gemm2.cu").write_text(GEMM_CU)
+    app = make_app(project)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y")  # the mask group of gemm.cu: 2 findings accepted
+        await pilot.press("O")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        ov = app.screen
+        assert isinstance(ov, OverviewScreen)
+        table = ov.query_one(DataTable)
+        assert table.row_count == 10  # 5 findings in each of the two files, none left out
+        rules = [r.rule for r in ov.shown]
+        assert rules == sorted(rules)  # by rule
+        summary = str(ov.query_one("#overview-summary").render())
+        assert "W64-02 1/2" in summary and "W64-01 0/4" in summary, summary
+        await pilot.press("f", *"gemm2 w64-04")  # every word must match
+        await pilot.pause()
+        assert [(r.rel, r.rule) for r in ov.shown] == [("gemm2.cu", "W64-04")]
+        await pilot.press("enter", "enter")  # leave the filter, pick the row
+        await ready(pilot)
+        assert app.screen is screen
+        assert screen.rel == "gemm2.cu" and screen.current == "W64-04:16:36"

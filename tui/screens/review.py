@@ -207,6 +207,8 @@ class ReviewScreen(ReviewTools, Screen[None]):
         self.current = self.session.next_finding(rel, None, 1, True) or (
             fr.findings[0].id if fr.findings else None
         )
+        if self.pending_finding is not None and self.pending_finding in fr.by_id:
+            self.current, self.pending_finding = self.pending_finding, None
         self.repaint(keep_cursor=False)
         self.diff.show_finding(self.current)
         self._goto_pending_line()

@@ -4,7 +4,9 @@
   an edit is noticed on return (the file is analysed again, or turns stale if it had decisions);
 - outside edits are noticed while the app runs (a cheap stat of the shown file every 2 s), not only
   at `w`;
-- `/`, `n`, `N`: search the shown file (CUDA and HIP sides), then the other files of the project.
+- `/`, `n`, `N`: search the shown file (CUDA and HIP sides), then the other files of the project;
+- `I`: apply the finding's decision to every identical finding of the project (same rule, same fix
+  text), after a count and a confirmation; `u` undoes all of them at once.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual.app import SuspendNotSupported
 
-from hipport.engine.review_state import sha256_file
+from hipport.engine.model import FixTier
+from hipport.engine.review_identical import identical_groups
+from hipport.engine.review_state import Decision, sha256_file
 from hipport.engine.search import line_matches, next_file_with
 
 from ..widgets.search_bar import SearchBar
@@ -56,8 +61,11 @@ class ReviewTools:
         def refresh_status(self, view: Any = None) -> None: ...
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
         def refresh_bindings(self) -> None: ...
+        def _need_finding(self) -> str | None: ...
+        current: str | None
 
     search_query: str | None = None
+    pending_finding: str | None = None  # finding to show once its file is painted (overview)
     pending_goto: tuple[str, int] | None = None   # ("old"|"new", line) to show once the file is painted
     _disk_seen: tuple[str, int, int] | None = None  # (rel, mtime_ns, size) of the shown file
 
@@ -256,3 +264,105 @@ class ReviewTools:
         if found:
             self.diff.cursor = found[0] if step > 0 else found[-1]
             self.say(f"/{self.search_query}: match {1 if step > 0 else len(found)}/{len(found)} in {self.rel}")
+
+    # ---- one decision for every identical finding ---------------------------------------------
+    def action_apply_identical(self) -> None:
+        fid = self._need_finding()
+        if fid is None or self.rel is None:
+            return
+        decision = self.session.decision(self.rel, fid)
+        if decision == Decision.PENDING:
+            self.say("Decide this finding first (y/n); I then applies that decision to the identical ones.",
+                     "warning")
+            return
+        self.say("Looking for identical findings in the project …")
+        self._find_identical(self.rel, fid, decision)
+
+    def _candidates(self) -> list[str]:
+        """Files that may hold findings: loaded ones, and those the background analysis found findings in
+        (or has not reached yet)."""
+        analysis = getattr(self.app, "analysis", None)
+        out = []
+        for e in self.session.files():
+            s = analysis.summary(e.rel) if analysis is not None else None
+            if self.session.is_loaded(e.rel) or s is None or s.findings:
+                out.append(e.rel)
+        return out
+
+    @work(thread=True, exclusive=True, group="identical", exit_on_error=False)
+    def _find_identical(self, rel: str, fid: str, decision: Decision) -> None:
+        targets = identical_groups(self.session, rel, fid, self._candidates())
+        review = 0
+        if decision == Decision.ACCEPTED:  # a REVIEW-tier fix is accepted one by one, with Y
+            kept = []
+            for other, gid in targets:
+                g = self.session.load(other).fix_groups.get(gid)
+                if g is not None and g.tier == FixTier.REVIEW:
+                    review += 1
+                else:
+                    kept.append((other, gid))
+            targets = kept
+        self.app.call_from_thread(self._confirm_identical, rel, fid, decision, targets, review)
+
+    def _confirm_identical(self, rel: str, fid: str, decision: Decision, targets: list[tuple[str, str]],
+                           review: int) -> None:
+        f = self.session.load(rel).by_id[fid]
+        verb = "accept" if decision == Decision.ACCEPTED else "reject"
+        note = f" ({review} REVIEW-tier ones left for Y)" if review else ""
+        if not targets:
+            self.say(f"No other pending {f.rule} finding with the same fix in the project{note}.")
+            return
+        files = len({r for r, _ in targets})
+        from .confirm import ConfirmScreen
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                self.say("Nothing changed.")
+                return
+            message = f"{verb}ed {len(targets)} identical {f.rule} fix group(s) in {files} file(s)"
+            try:
+                change = self.session.decide_groups(targets, decision, message)
+            except Exception as e:  # ReviewError: one line
+                self.say(str(e), "error")
+                return
+            self.repaint()
+            self.say(f"{change.message}{note}; u undoes them all at once")
+
+        self.app.push_screen(ConfirmScreen(
+            f"{verb.capitalize()} {len(targets)} more {f.rule} fix group(s) identical to this one (same rule, "
+            f"same fix text) in {files} file(s)?{note}\nu undoes them all at once.", verb.capitalize(), "Cancel"),
+            answer)
+
+    # ---- the overview of every finding -----------------------------------------------------------
+    def action_overview(self) -> None:
+        self.say("Collecting every finding of the project …")
+        self._collect_overview()
+
+    @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
+    def _collect_overview(self) -> None:
+        from hipport.engine.project_findings import finding_rows
+
+        rels = self._candidates()
+        rows = finding_rows(self.session, rels)
+        analysis = getattr(self.app, "analysis", None)
+        note = ""
+        if analysis is not None and not analysis.finished:
+            note = f"  (analysis still running: {analysis.done}/{analysis.total} files; opened files are complete)"
+        self.app.call_from_thread(self._show_overview, rows, note)
+
+    def _show_overview(self, rows: list[Any], note: str) -> None:
+        from .overview import OverviewScreen
+
+        def chosen(target: tuple[str, str] | None) -> None:
+            if target is None:
+                return
+            rel, fid = target
+            self.pending_finding = fid
+            if rel == self.rel:
+                self.current = fid
+                self.repaint()
+                self.diff.show_finding(fid)
+            else:
+                self.open_file(rel)
+
+        self.app.push_screen(OverviewScreen(rows, note), chosen)

@@ -1,0 +1,94 @@
+"""`O`: every finding of the project in one table (by rule, then file and line) with its decision and
+fix tier; a filter box narrows it (every word must match); enter jumps to the finding."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Static
+
+from hipport.engine.project_findings import FindingRow, matches
+
+from ..labels import decision_symbol
+
+
+class OverviewScreen(ModalScreen[tuple[str, str] | None]):
+    """Returns (file, finding id) to jump to, or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("slash,f", "focus_filter", "Filter", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    OverviewScreen { align: center middle; }
+    OverviewScreen > #overview { width: 95%; height: 90%; border: thick $primary; background: $surface; }
+    OverviewScreen #overview-summary { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
+    OverviewScreen #overview-filter { height: 3; }
+    OverviewScreen DataTable { height: 1fr; }
+    """
+
+    def __init__(self, rows: list[FindingRow], note: str = "") -> None:
+        super().__init__()
+        self.rows = rows
+        self.note = note
+        self.shown: list[FindingRow] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="overview"):
+            yield Static(id="overview-summary")
+            yield Input(placeholder="filter: rule, file, decision, tier, words of the message", id="overview-filter")
+            yield DataTable(id="overview-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        box = self.query_one("#overview")
+        box.border_title = "All findings (enter: go to it · escape: close)"
+        table = self.query_one(DataTable)
+        table.add_columns("rule", "file:line", "severity", "decision", "tier", "message")
+        self._fill("")
+        table.focus()
+
+    def _fill(self, query: str) -> None:
+        self.shown = [r for r in self.rows if matches(r, query)] if query else list(self.rows)
+        table = self.query_one(DataTable)
+        table.clear()
+        for r in self.shown:
+            table.add_row(r.rule, f"{r.rel}:{r.line}", r.severity, f"{decision_symbol(_word(r.decision))} "
+                          f"{r.decision}", r.tier, r.message, key=f"{r.rel}\0{r.finding_id}")
+        by_rule = Counter(r.rule for r in self.shown)
+        decided = Counter(r.rule for r in self.shown if r.decision in ("accepted", "rejected"))
+        parts = [f"{rule} {decided[rule]}/{n}" for rule, n in sorted(by_rule.items())]
+        total = len(self.shown)
+        head = f"{total} finding(s) shown of {len(self.rows)}, decided per rule: " if query else \
+            f"{total} finding(s), decided per rule: "
+        self.query_one("#overview-summary", Static).update(head + (" · ".join(parts) or "none") + self.note)
+
+    @on(Input.Changed, "#overview-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        self._fill(event.value.strip())
+
+    @on(Input.Submitted, "#overview-filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(DataTable.RowSelected)
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        key = str(event.row_key.value or "")
+        rel, _, fid = key.partition("\0")
+        self.dismiss((rel, fid))
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#overview-filter", Input).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def _word(decision: str) -> str:
+    return {"pending": "undecided"}.get(decision, decision)

@@ -46,6 +46,7 @@ from typing import Any
 
 from ..config import Config, ConfigError, load_config
 from ..outputs import output_path, sibling_name
+from ..review_state import original_copy_path
 from .baseline import baseline_path
 from .buildscript import HIP_ARCH_VARS, Script, build_file, declares, find_script, has_target, make_vars
 from .detect import Detection, Gpu
@@ -337,12 +338,25 @@ def _missing_ports(kind: str, target: Path, name: Callable[[Path], Path] = porte
     if target.is_file():
         if target.suffix in (".cu", ".py") and not re.search(r"hip", target.stem, re.IGNORECASE):
             port = name(target)
-            return [] if port.exists() else [(target, port)]
+            return [] if _written(target, port) else [(target, port)]
         return []
     files = [p for p in target.iterdir() if p.suffix == ".cu"]
     if kind == "python":
         files = [p for p in target.iterdir() if p.suffix == ".py" and "cuda" in p.stem.lower()]
-    return [(p, name(p)) for p in sorted(files) if not name(p).exists()]
+    return [(p, name(p)) for p in sorted(files) if not _written(p, name(p))]
+
+
+def _written(original: Path, port: Path) -> bool:
+    """Whether the port is on disk. In place (the port IS the file), once hipport wrote over it: the app
+    keeps the original under .hipport/originals/, `hipport convert --in-place` beside it as <name>.prehip."""
+    if port.resolve() != original.resolve():
+        return port.exists()
+    if original.with_name(original.name + ".prehip").exists():
+        return True
+    for parent in original.resolve().parents:  # the project root holds .hipport/
+        if (parent / ".hipport").is_dir():
+            return original_copy_path(parent, original.resolve().relative_to(parent).as_posix()).exists()
+    return False
 
 
 def _plan_hip(

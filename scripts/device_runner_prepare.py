@@ -31,7 +31,7 @@ PROGRAMS = ("adam", "laplace3d", "haccmk")
 WRONG = {
     "gemm": ("gemm.hip", r"for \(int k = 0; k < TILE; \+\+k\) acc \+=", "for (int k = 1; k < TILE; ++k) acc +="),
     "adam": ("main.hip", r"m\[j\] = b1\*m\[j\]", "m[j] = b2*m[j]"),
-    "laplace3d": ("kernel_hip.h", r"\) \* sixth;", ") * 0.1666f;"),
+    "laplace3d": ("kernel_hip.h", r"\) \* sixth;", ") * 0.16f;"),
     "haccmk": ("haccmk.hip", r"xi = xi \+ f \* dxc;", "xi = xi + f * dyc;"),
 }
 

@@ -58,6 +58,12 @@ def test_demo_makes_a_git_repository_with_one_commit(tmp_path: Path) -> None:
     assert (dest / "gemm.cu").is_file()
     status = subprocess.run(["git", "status", "--porcelain"], cwd=dest, capture_output=True, text=True).stdout
     assert status == ""
+    # a build (make -> build/gemm) leaves the work tree clean: the demo repository ignores build/
+    (dest / "build").mkdir()
+    (dest / "build" / "gemm").write_bytes(b"\x7fELF")
+    ignored = subprocess.run(["git", "check-ignore", "build/gemm"], cwd=dest, capture_output=True, text=True)
+    assert ignored.returncode == 0, ignored
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=dest, capture_output=True, text=True).stdout == ""
 
 
 def test_demo_refuses_a_non_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -53,7 +53,21 @@ def confirm(question: str) -> bool:
 
 
 def open_app(root: Path, *, theme: str | None = None, fresh: bool = False, root_note: str = "") -> int:
-    """Build the engine session for `root` and run the app until it quits."""
+    """Take the project's app lock, build the engine session for `root` and run the app until it quits."""
+    from hipport.engine.project_lock import LockHeld, ProjectLock
+
+    lock = ProjectLock(root)  # first: a second app must not even read (or --fresh set aside) the state
+    try:
+        lock.acquire()
+    except LockHeld as e:
+        raise CliError(str(e)) from None
+    try:
+        return _run(root, theme, fresh, "; ".join(n for n in (root_note, lock.note) if n))
+    finally:
+        lock.release()
+
+
+def _run(root: Path, theme: str | None, fresh: bool, root_note: str) -> int:
     from hipport.engine.config import ConfigError, load_config
     from hipport.engine.review import ReviewError, ReviewSession, StateError
 
@@ -74,5 +88,4 @@ def open_app(root: Path, *, theme: str | None = None, fresh: bool = False, root_
     from hipport.tui.app import PortApp  # Textual only from here on
 
     app = PortApp(session, config, theme=theme, root_note=root_note)
-    result = app.run()
-    return int(result or 0)
+    return int(app.run() or 0)

@@ -39,14 +39,19 @@ class CommitScreen(ModalScreen[CommitRequest | None]):
             yield Label(f"Files ({len(self.files)}): " + ", ".join(self.files), id="commit-files")
             yield TextArea(self.message, id="commit-message", soft_wrap=True, show_line_numbers=False)
             with Horizontal(id="branch-row"):
-                yield Checkbox(f"New branch (else on {self.current_branch})", False, id="new-branch")
+                yield Checkbox(self._branch_label(False), False, id="new-branch")
                 yield Input(self.new_branch, id="branch-name", disabled=True)
             with Horizontal(id="buttons"):
                 yield Button("Commit", variant="success", id="do-commit")
                 yield Button("Cancel", variant="default", id="cancel")
 
+    def _branch_label(self, on: bool) -> str:
+        return ("New branch: ON, commit on the branch named here" if on
+                else f"New branch: off, commit on {self.current_branch} (space turns it on)")
+
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         self.query_one("#branch-name", Input).disabled = not event.value
+        event.checkbox.label = self._branch_label(event.value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "do-commit":

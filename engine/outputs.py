@@ -1,6 +1,6 @@
 """Where the HIP result of a reviewed file goes (config.output_mode).
 
-- "in-place": over the original file (hipport keeps a copy of the original under .hipport/originals/).
+- "in-place": over the original file; the original is kept beside it as `<file>.prehip` first.
 - "sibling":  beside it, named the way PyTorch's cpp_extension hipify names files, so build scripts that
   already know that convention keep working: `.cu` -> `.hip`, "cuda"/"CUDA" in the name -> "hip"/"HIP",
   and when the name would not change otherwise `_hip` is appended to the stem:
@@ -9,6 +9,11 @@
   includes between files keep resolving; hipcc compiles `.cu` files as HIP).
 
 Every output lies inside the project root, or ConfigError is raised.
+
+One write policy for the app and `hipport convert`: a file is overwritten only after its original
+bytes are kept as `<file>.prehip` beside it (hipify-clang's name; `original_copy`), written atomically.
+The app's in-place mode, `convert --in-place` (unless --no-backup) and `convert -o/--suffix` over a
+different existing file all keep it there.
 """
 
 from __future__ import annotations
@@ -37,6 +42,14 @@ def sibling_name(name: str) -> str:
     if new_stem + new_ext == name:
         new_stem += "_hip"
     return new_stem + new_ext
+
+
+BACKUP_SUFFIX = ".prehip"
+
+
+def original_copy(path: Path) -> Path:
+    """Where the original of a file about to be overwritten is kept: `<file>.prehip` beside it."""
+    return path.with_name(path.name + BACKUP_SUFFIX)
 
 
 def output_rel(config: Config, rel: str) -> str:

@@ -238,12 +238,7 @@ def quarantine(root: Path) -> Path | None:
 
 
 def original_copy_path(root: Path, rel: str) -> Path:
-    """Where the original of a file written in place is kept."""
-    return Path(root) / STATE_DIR / "originals" / rel
+    """Where the original of a file written in place is kept (outputs.original_copy: `<file>.prehip`)."""
+    from .outputs import original_copy
 
-
-def check_inside_state_dir(root: Path, path: Path) -> None:
-    """WriteError unless `path` (links resolved) lies inside the project's own .hipport/."""
-    d = check_state_dir(root)
-    if not is_inside(path, d):  # resolves links on the way, also for a path that does not exist yet
-        raise WriteError(f"{path} leads out of {d}; not written")
+    return original_copy(Path(root) / rel)

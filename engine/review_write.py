@@ -7,15 +7,13 @@ import json
 from pathlib import Path
 
 from .config import ConfigError
-from .fsutil import WriteError, atomic_write
+from .fsutil import WriteError, atomic_write, is_inside
 from .outputs import output_path, output_rel
 from .review_persist import SessionCore
 from .review_state import (
     Decision,
     FileState,
     WrittenRecord,
-    check_inside_state_dir,
-    ensure_state_dir,
     original_copy_path,
     sha256_bytes,
     sha256_file,
@@ -55,7 +53,7 @@ class Writing(SessionCore):
         Refuses (StaleError) a file changed on disk since review; refuses (OutputExists) to replace an
         output file hipport did not write, or one edited since, unless `overwrite`; refuses
         (OutputShared) when another source has the same output path.
-        In-place mode keeps the original under .hipport/originals/ first.
+        In-place mode keeps the original as <file>.prehip first (outputs.py's write policy).
         """
         fr = self._editable(rel)
         src_path = self._path(rel)
@@ -85,17 +83,12 @@ class Writing(SessionCore):
                 if not (mine or current == sha256_bytes(data) or overwrite):
                     raise OutputExists(f"{out_rel} already exists and was not written by hipport (or was edited "
                                        "since); not overwritten", out_rel)
-            if in_place:
-                try:
-                    ensure_state_dir(self.root)
-                except OSError as e:
-                    raise WriteError(f"{self.root / '.hipport'}: cannot create ({e.strerror or e}); "
-                                     "the original could not be kept, so it was not overwritten") from None
+            if in_place:  # the original is kept first (outputs.py's write policy): <file>.prehip
                 copy = original_copy_path(self.root, rel)
                 if sha256_file(copy) != fr.sha256:
-                    check_inside_state_dir(self.root, copy)
-                    copy.parent.mkdir(parents=True, exist_ok=True)
-                    check_inside_state_dir(self.root, copy)
+                    if not is_inside(copy.parent, self.root):
+                        raise WriteError(f"{copy}: leads out of the project; the original could not be kept, "
+                                         "so it was not overwritten")
                     atomic_write(copy, fr.source.raw or fr.source.encode(fr.source.text))
             out.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(out, data)

@@ -51,3 +51,21 @@ def test_one_naming_rule() -> None:
     from hipport.engine.config import Config
 
     assert output_rel(Config(output_mode="folder"), "src/k.cu") == "hip/src/k.cu"
+
+
+def test_cli_and_app_keep_the_original_in_the_same_place(tmp_path: Path) -> None:
+    # one write policy (outputs.py): the app kept originals under .hipport/originals/, convert as .prehip
+    from hipport.tui.cli import main
+
+    for how in ("cli", "app"):
+        root = tmp_path / how
+        root.mkdir()
+        (root / "k.cu").write_text(KERNEL)
+        (root / "pyproject.toml").write_text('[tool.hipport]\noutput_mode = "in-place"\nast = "off"\n')
+        if how == "cli":
+            assert main(["convert", "--in-place", str(root / "k.cu")]) == 0
+        else:
+            ReviewSession.open(root).write("k.cu")
+        assert (root / "k.cu.prehip").read_text() == KERNEL
+        assert not (root / ".hipport" / "originals").exists()
+    assert (tmp_path / "cli" / "k.cu").read_bytes() == (tmp_path / "app" / "k.cu").read_bytes()

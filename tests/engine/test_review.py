@@ -329,7 +329,7 @@ def test_write_in_place_keeps_the_original_and_reopens(project: Path) -> None:
     s.decide(REL, m1, Decision.ACCEPTED)
     assert s.write(REL) == project / REL
     assert "hipMalloc" in (project / REL).read_text()
-    assert (project / ".hipport" / "originals" / REL).read_text() == GEMM
+    assert (project / (REL + ".prehip")).read_text() == GEMM  # outputs.py's one write policy
     # reopen: not stale, the diff still shows CUDA -> HIP, decisions restored
     s2 = session(project, Config(output_mode="in-place"))
     e = s2.entry(REL)
@@ -391,21 +391,19 @@ def test_state_folder_linked_out_of_the_project_is_never_written_through(project
     lane, _, _ = ids(s)
     ch = s.decide(REL, lane, Decision.ACCEPTED)
     assert "decisions not saved" in ch.message and "is a link" in ch.message
-    with pytest.raises(WriteError, match="is a link"):
-        s.write(REL)  # in place needs the original kept under .hipport: refused, original untouched
-    assert (project / REL).read_text() == GEMM
+    s.write(REL)  # the original is kept beside the file (<file>.prehip), never under the linked .hipport
+    assert (project / (REL + ".prehip")).read_text() == GEMM and "hipMalloc" in (project / REL).read_text()
     assert list(outside.iterdir()) == []
 
 
-def test_originals_folder_linked_out_is_refused(project: Path, tmp_path: Path) -> None:
-    outside = tmp_path / "outside2"
-    outside.mkdir()
-    (project / ".hipport").mkdir()
-    (project / ".hipport" / "originals").symlink_to(outside)
+def test_a_prehip_link_is_never_written_through(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside2.txt"
+    outside.write_text("someone else's file\n")
+    (project / (REL + ".prehip")).symlink_to(outside)
     s = session(project, Config(output_mode="in-place"))
-    with pytest.raises(WriteError, match="leads out of"):
-        s.write(REL)
-    assert list(outside.iterdir()) == [] and (project / REL).read_text() == GEMM
+    with pytest.raises(WriteError, match="symbolic link"):
+        s.write(REL)  # the original cannot be kept: the file is not overwritten either
+    assert outside.read_text() == "someone else's file\n" and (project / REL).read_text() == GEMM
 
 
 def test_two_sessions_on_one_project_keep_each_others_decisions(project: Path) -> None:

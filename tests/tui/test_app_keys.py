@@ -466,7 +466,7 @@ async def test_output_mode_switch_writes_in_place_and_keeps_original(project: Pa
         assert screen.session.config.output_mode == "in-place"
         await pilot.press("y", "w")
         assert "hipMalloc" in (project / "gemm.cu").read_text()
-        kept = project / ".hipport" / "originals" / "gemm.cu"
+        kept = project / "gemm.cu.prehip"
         assert "cudaMalloc" in kept.read_text()
         await pilot.press("o")
         assert screen.session.config.output_mode == "folder"

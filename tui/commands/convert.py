@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hipport.engine.outputs import BACKUP_SUFFIX  # the one write policy: originals kept as <file>.prehip
 from hipport.tui.cli import CliError
-
-BACKUP_SUFFIX = ".prehip"
 
 
 def add_translate_options(p: argparse.ArgumentParser) -> None:

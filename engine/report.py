@@ -1,8 +1,9 @@
 """Reports in text, JSON and SARIF 2.1.0: warp findings (W64-NN) and translation reports.
 
 One `FileReport` per file: its Source, the warp `Analysis` (or None) and the translation's
-`Report`s. SARIF rules carry the catalog metadata and `helpUri`s into docs/rules/W64-NN.md;
-translation reports become rules `HIP-<kind>` with their own help URIs into docs/translate.md.
+`Report`s. SARIF rules carry the catalog metadata and the whole help page (`help.markdown`, rendered
+from the rules.toml the package ships); translation reports become rules `HIP-<kind>` with a one-line
+help text. No `helpUri`: the project has no web address to point at, and a dead link is worse than none.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from .model import Analysis, Finding, FixStyle, FixTier, Report, ReportKind
 from .source import Source
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-DOCS = "https://github.com/hipport/hipport/blob/main/docs/"
 JSON_SCHEMA_ID = "hipport.warp/1"
 
 _LEVEL = {"wrong-result": "error", "compile-error": "error", "performance": "warning"}
@@ -182,7 +182,6 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
             "shortDescription": {"text": rule.title},
             "fullDescription": {"text": rule.explanation},
             "help": {"text": rule.explanation, "markdown": rule.help_markdown},
-            "helpUri": rule.help_uri,
             "defaultConfiguration": {"level": _LEVEL[rule.severity]},
             "properties": {"tags": ["warp-size", "wave64", rule.severity],
                            "precision": "medium" if rule.heuristic else "high"},
@@ -193,7 +192,7 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
             "id": f"HIP-{kind.value}",
             "name": "Translation" + "".join(w.capitalize() for w in kind.value.split("-")),
             "shortDescription": {"text": _REPORT_TEXT[kind]},
-            "helpUri": f"{DOCS}translate.md#{kind.value}",
+            "help": {"text": _REPORT_TEXT[kind]},
             "defaultConfiguration": {"level": _REPORT_LEVEL.get(kind, "warning")},
         })
     index = {rid: i for i, rid in enumerate(rule_ids)}
@@ -203,8 +202,7 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "hipport", "version": version,
-                                "informationUri": f"{DOCS}warp.md", "rules": driver_rules}},
+            "tool": {"driver": {"name": "hipport", "version": version, "rules": driver_rules}},
             "artifacts": [{"location": {"uri": fr.path}} for fr in files],
             "results": results,
             "columnKind": "unicodeCodePoints",

@@ -1,6 +1,8 @@
 """The rule catalog W64-01..W64-23, loaded from rules.toml (data), with rendered help pages.
 
-`python -m hipport.engine.warp.rules DIR` writes docs/rules/W64-NN.md from the same data.
+`python -m hipport.engine.warp.rules DIR` writes docs/rules/W64-NN.md from the same data. The pages
+`hipport explain`, the app and SARIF's `help.markdown` show are rendered from rules.toml, which ships in
+the package: no page depends on a web address.
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-DOCS_BASE = "https://github.com/hipport/hipport/blob/main/docs/rules/"
-
 
 @dataclass(frozen=True, slots=True)
 class Rule:
@@ -22,10 +22,6 @@ class Rule:
     explanation: str     # one line a person can act on
     help_markdown: str   # the help page: what, why on wave64, both fixes, before/after
     heuristic: bool = False
-
-    @property
-    def help_uri(self) -> str:
-        return f"{DOCS_BASE}{self.id}.md"
 
 
 def _render(rid: str, d: dict[str, object]) -> str:

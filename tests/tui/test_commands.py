@@ -90,3 +90,23 @@ def test_cli_parser_does_not_import_textual() -> None:
             "print('textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_explain_prints_the_page_shipped_in_the_package_and_no_project_address(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import tomllib
+    from importlib import resources
+
+    shipped = resources.files("hipport.engine.warp") / "rules.toml"  # package data (pyproject)
+    data = tomllib.loads(shipped.read_text(encoding="utf-8"))
+    assert main(["explain", "6"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"# W64-06: {data['W64-06']['title']}") and data["W64-06"]["why"].strip()[:40] in out
+    assert "http" not in out  # no web address: the project has none that exists
+    repo = Path(__file__).resolve().parents[2]
+    pyproject = tomllib.loads((repo / "pyproject.toml").read_text())
+    assert "*.toml" in pyproject["tool"]["setuptools"]["package-data"]["hipport.engine.warp"]
+    for folder in ("engine", "tui", "docs"):
+        for path in (repo / folder).rglob("*"):
+            if path.suffix in (".py", ".md", ".toml", ".tcss") and path.is_file():
+                assert "github.com/hipport" not in path.read_text(encoding="utf-8", errors="replace"), path

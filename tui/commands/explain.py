@@ -32,5 +32,4 @@ def handle(args: argparse.Namespace) -> int:
     if rid is None or rid not in RULES:
         raise CliError(f"unknown rule {args.rule!r}: rules are W64-01..W64-{len(RULES):02d} (hipport explain --list)")
     print(RULES[rid].help_markdown, end="")
-    print(f"\nOnline: {RULES[rid].help_uri}")
     return 0

@@ -18,7 +18,7 @@ Example (pyproject.toml; in .hipport.toml the same keys sit at top level, tables
     exclude = ["third_party/**"]
 
     [tool.hipport.keymap]          # Textual binding id -> keys (App.set_keymap)
-    "hunk.accept" = "y,a"
+    "review.accept" = "y,a"
 
     [tool.hipport.run]             # read by the toolchain code, passed through untouched
     command = "make run"

@@ -479,8 +479,3 @@ def finding_rows(rows: Sequence[Row]) -> dict[str, int]:
         for fid in r.finding_ids:
             out.setdefault(fid, idx)
     return out
-
-
-def changed_row_indices(rows: Sequence[Row]) -> list[int]:
-    """Indices of "change" rows (for next/previous change navigation)."""
-    return [i for i, r in enumerate(rows) if r.kind == "change"]

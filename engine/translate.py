@@ -17,7 +17,6 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .config import parse_rocm
@@ -691,9 +690,3 @@ def translate(source: Source, options: TranslateOptions | None = None) -> Transl
     reports = tuple(sorted(extra + out.reports, key=lambda r: (r.start, r.end)))
     return Translation(source=source, edits=tuple(sorted(out.edits, key=lambda e: (e.start, e.end))),
                        reports=reports, mode=mode, stats=out.stats)
-
-
-def translate_path(path: str | Path, options: TranslateOptions | None = None) -> Translation:
-    from .source import read_source
-
-    return translate(read_source(path), options)

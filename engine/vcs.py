@@ -15,7 +15,6 @@ GitPython is imported lazily (it is slow to import and the CLI must start fast).
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -315,8 +314,3 @@ def head_files(root: Path, rev: str = "HEAD") -> list[str]:
     with repo:
         out: Any = repo.git.show("--name-only", "--pretty=format:", rev)
         return [ln for ln in str(out).splitlines() if ln.strip()]
-
-
-def environment_ok() -> bool:
-    """True when a git executable is available."""
-    return shutil.which("git") is not None or bool(os.environ.get("GIT_PYTHON_GIT_EXECUTABLE"))

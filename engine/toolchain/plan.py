@@ -8,8 +8,9 @@ API:
                                                 (None: hipport's own, for caller-made steps)
 
 `project_root` is a directory (a Makefile or CMakeLists.txt, else its one CUDA/HIP source) or one
-file (.hip/.cu/.cpp or a .py script). The plan builds the PORTED files (`gemm.cu` -> `gemm.hip`,
-`matmul_cuda.py` -> `matmul_hip.py`, as `hipport convert` writes them); when they are missing the
+file (.hip/.cu/.cpp or a .py script). The plan builds the PORTED files, named by engine/outputs.py
+(`ported_name`: the project's output mode; sibling `gemm.cu` -> `gemm.hip`, `matmul_cuda.py` ->
+`matmul_hip.py`, as the app and `hipport convert --suffix` write them); when they are missing the
 plan has no steps and says "convert first". With baseline=True it builds the ORIGINAL CUDA sources
 with nvcc, labelled "CUDA baseline", and launches them when an NVIDIA GPU is present.
 

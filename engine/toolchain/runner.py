@@ -197,11 +197,6 @@ def run_sync(
     return asyncio.run(main())
 
 
-def cancelled_exit(seconds: float) -> Exited:
-    """What a consumer reports when it cancelled the run itself."""
-    return Exited(None, seconds, cancelled=True)
-
-
 def capture(argv: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 5.0) -> tuple[int | None, str]:
     """(exit code, stdout) of a short tool call; the whole process group is killed at the time limit
     (a plain subprocess.run would wait for grandchildren that keep the pipe open). Code None = killed."""

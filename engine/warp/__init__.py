@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..edits import Edit
-from ..model import Analysis, Finding, Fix, FixGroup, FixStyle, Translation, TranslationMode
+from ..model import Analysis, Translation, TranslationMode
 from ..source import BUILD_LANGUAGES, Language, Source
 from ..toolchain.gfx import wave_size
 from .rules import RULES, Rule
@@ -51,15 +50,3 @@ def analyze(source: Source, translation: Translation | None = None, options: War
     findings, groups = build_analysis(source, hits_edits, wave32, translation)
     return Analysis(source=source, findings=tuple(findings), groups=tuple(groups), mode=TranslationMode.TOKENS)
 
-
-def fixes_for(findings: tuple[Finding, ...], style: FixStyle) -> list[Edit]:
-    """Every edit of `style` for the given findings (no shared edits): for tests and tools."""
-    out: list[Edit] = []
-    for f in findings:
-        fx: Fix | None = f.fix(style)
-        if fx is not None:
-            out.extend(fx.edits)
-    return out
-
-
-_ = FixGroup  # re-exported type used in signatures of callers

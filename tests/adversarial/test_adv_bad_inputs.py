@@ -388,6 +388,10 @@ def test_detached_head_and_rebase_in_progress_are_refused(tmp_path: Path) -> Non
     s = _reviewed(tmp_path)
     with pytest.raises(VcsError, match="HEAD is detached"):
         s.commit("x")
+    # refused means nothing happened: HEAD where it was, no commit anywhere, the output not even staged
+    assert git(tmp_path, "rev-parse", "HEAD").strip() == head
+    assert "x" not in git(tmp_path, "log", "--all", "--format=%s").split("\n")
+    assert git(tmp_path, "diff", "--cached", "--name-only").strip() == ""
     git(tmp_path, "checkout", "-q", "main")
     # a rebase stopped on a conflict
     (tmp_path / "c.txt").write_text("base\n")
@@ -401,9 +405,12 @@ def test_detached_head_and_rebase_in_progress_are_refused(tmp_path: Path) -> Non
     git(tmp_path, "commit", "-q", "-am", "main")
     git(tmp_path, "rebase", "other", check=False)
     assert (tmp_path / ".git" / "rebase-merge").exists() or (tmp_path / ".git" / "rebase-apply").exists()
+    stopped_at = git(tmp_path, "rev-parse", "HEAD").strip()
     with pytest.raises(VcsError, match="rebase is in progress"):
         s.commit("x")
-    assert git(tmp_path, "rev-list", "--count", "HEAD").strip() != "0" and head
+    assert git(tmp_path, "rev-parse", "HEAD").strip() == stopped_at
+    assert "x" not in git(tmp_path, "log", "--all", "--format=%s").split("\n")
+    assert "k.hip" not in git(tmp_path, "diff", "--cached", "--name-only")
 
 
 def test_dirty_index_other_staged_work_is_neither_committed_nor_lost(tmp_path: Path) -> None:

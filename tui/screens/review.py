@@ -851,39 +851,29 @@ class GutterMarks(Mapping[str, Mark]):
 
 
 def rule_text(rule_id: str) -> tuple[str, str]:
-    """(title, explanation) of a warp rule from the engine's catalog, or ("", "") while it is missing."""
-    try:
-        from hipport.engine.warp.rules import RULES
-    except ImportError:
-        return "", ""
+    """(title, explanation) of a warp rule from the engine's catalog; ("", "") for an unknown id."""
+    from hipport.engine.warp.rules import RULES
+
     rule = RULES.get(rule_id)
-    if rule is None:
-        return "", ""
-    return str(getattr(rule, "title", "")), str(getattr(rule, "explanation", ""))
+    return (rule.title, rule.explanation) if rule is not None else ("", "")
 
 
 def rule_help(rule_id: str) -> str:
     """The rule's help page (Markdown) from the engine's catalog; "" when there is none."""
-    try:
-        from hipport.engine.warp.rules import RULES
-    except ImportError:
-        return ""
+    from hipport.engine.warp.rules import RULES
+
     rule = RULES.get(rule_id)
-    return str(getattr(rule, "help_markdown", "") or "") if rule is not None else ""
+    return rule.help_markdown if rule is not None else ""
 
 
 def branch_name(root: Path) -> str:
-    """The current branch (or a short note) from the engine's vcs module."""
-    try:
-        from hipport.engine.vcs import repo_state
-    except ImportError:
-        return "no git"
+    """The current branch, "detached", or "no git" (not a repository, or git cannot read it)."""
+    from hipport.engine.vcs import repo_state
+
     try:
         state = repo_state(root)
-    except Exception:
+    except Exception:  # no git executable, an unreadable repository: the header says so, the app goes on
         return "no git"
-    for attr in ("branch", "head", "name"):
-        value = getattr(state, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return "detached" if getattr(state, "detached", False) else "no git"
+    if state.branch:
+        return state.branch
+    return "detached" if state.detached else "no git"

@@ -286,8 +286,8 @@ def compare(baseline: Baseline, values: Sequence[Value], config: Mapping[str, An
 def run_values(lines: Iterable[str], config: Mapping[str, Any], root: Path) -> tuple[list[Value], list[str]]:
     """Values of a run: its output lines, then each output file named in the config; and notes
     (files that were not written)."""
-    ignore = [str(p) for p in config.get("baseline_ignore", []) or []] if isinstance(
-        config.get("baseline_ignore", []), list) else []
+    given = config.get("baseline_ignore") or []
+    ignore = [given] if isinstance(given, str) else [str(p) for p in given]  # checked by plan.check_run_config
     dtype = str(config["dtype"]).lower() if config.get("dtype") else None  # else the comparer's default
     values = extract(lines, ignore, dtype)
     notes = []

@@ -222,7 +222,8 @@ def _hip_header_exists(detection: Detection, rel: str) -> bool:
 
 # ---------------------------------------------------------------------------------------------- config
 
-_LIST_KEYS = ("arch", "args", "run", "command", "make_args", "cmake_args", "defines", "libs")
+_LIST_KEYS = ("arch", "args", "run", "command", "make_args", "cmake_args", "defines", "libs", "outputs",
+              "baseline_ignore")
 _NUMBER_KEYS = ("build_timeout", "run_timeout")
 
 
@@ -239,10 +240,20 @@ def check_run_config(cfg: Mapping[str, Any]) -> None:
         v = cfg.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0):
             raise PlanError(f"[tool.hipport.run] {key} must be a number of seconds, not {v!r}")
-    for key in ("target", "python"):
+    for key in ("target", "python", "dtype", "output_dtype"):
         v = cfg.get(key)
         if v is not None and not isinstance(v, str):
             raise PlanError(f"[tool.hipport.run] {key} must be a string, not {v!r}")
+    tol = cfg.get("tolerance")
+    if tol is not None and (not isinstance(tol, Mapping) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in tol.values())):
+        raise PlanError(f"[tool.hipport.run] tolerance must be a table of relative tolerances by dtype "
+                        f"(e.g. {{fp32 = 1e-4, fp16 = 1e-2}}), not {tol!r}")
+    for pattern in _as_list(cfg.get("baseline_ignore")):
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise PlanError(f"[tool.hipport.run] baseline_ignore: {pattern!r} is not a regular expression ({e})") from None
     t = cfg.get("target")
     if isinstance(t, str) and (Path(t).is_absolute() or ".." in Path(t).parts):
         raise PlanError(f"[tool.hipport.run] target {t!r} must be a path inside the project (no '..')")

@@ -48,7 +48,7 @@ def _has_settings(folder: Path) -> bool:
     return isinstance(tool, dict) and "hipport" in tool
 
 
-def project_root(paths: Sequence[str | Path]) -> Path | None:
+def settings_root(paths: Sequence[str | Path]) -> Path | None:
     """The folder whose settings apply to `paths`: from the first path up to the top of its git work
     tree (or the filesystem root), the first folder with `.hipport.toml` or `[tool.hipport]` in its
     pyproject.toml. None when there is none."""
@@ -68,7 +68,7 @@ def settings(paths: Sequence[str | Path], overrides: Mapping[str, tuple[str, Any
     """The project's settings for `paths` with `overrides` laid over them: key -> (where the value
     came from, e.g. "--rocm"; value), None values skipped. Both are checked by config's rules; raises
     ConfigError (one line naming the file or the option)."""
-    root = project_root(paths)
+    root = settings_root(paths)
     cfg = load_config(root) if root is not None else Config()
     for key, (where, value) in (overrides or {}).items():
         if value is not None:
@@ -201,5 +201,16 @@ def scan_document(paths: Sequence[str | Path], options: TranslateOptions, jobs: 
     }
 
 
-__all__ = ["VERSION", "ApiError", "ConfigError", "WarpScan", "project_root", "report_dict", "scan_document",
-           "settings", "translate_options", "warp_options", "warp_scan"]
+__all__ = [
+    "VERSION",
+    "ApiError",
+    "ConfigError",
+    "WarpScan",
+    "report_dict",
+    "scan_document",
+    "settings",
+    "settings_root",
+    "translate_options",
+    "warp_options",
+    "warp_scan",
+]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hipport.engine.api import project_root, settings
+from hipport.engine.api import settings, settings_root
 from hipport.engine.config import ConfigError, load_config, parse_archs
 from hipport.engine.model import FixStyle
 from hipport.engine.review import Decision, ReviewSession
@@ -60,7 +60,7 @@ def test_command_line_options_override_the_project_key_by_key(project: Path) -> 
     cfg = settings([project / "src"], {"fix_style": ("--fix-style", "wave64"), "rocm": ("--rocm", None)})
     assert cfg.fix_style is FixStyle.WAVE64 and cfg.rocm == (7, 0) and cfg.archs == ("gfx90a", "gfx1100")
     assert cfg.launch_syntax == "ggl" and cfg.origin == load_config(project).origin
-    assert project_root([project / "src" / "k.cu"]) == project
+    assert settings_root([project / "src" / "k.cu"]) == project
 
 
 def test_rocm_and_arch_rules_are_the_same_in_both(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

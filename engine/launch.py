@@ -94,6 +94,38 @@ def split_arguments(toks: Tokens, lo: int, hi: int) -> list[tuple[int, int]] | N
     return pieces
 
 
+def function_template_kernels(toks: Tokens) -> set[str]:
+    """Names of the `__global__` function templates the file declares (`template <...> __global__
+    void k(...)`): hipify-clang wraps a launch of such a kernel in HIP_KERNEL_NAME even when its
+    template arguments are deduced, as it knows from the AST."""
+    tx = toks.spellings()
+    n = len(tx)
+    out: set[str] = set()
+    for g in range(n):
+        if tx[g] != "__global__":
+            continue
+        templated = False
+        for k in range(g - 1, max(-1, g - 64), -1):
+            t = tx[k]
+            if t == "template" and toks.kinds[k] == KEYWORD:
+                templated = True
+                break
+            if t in (";", "{", "}", ")") or (toks.bol[k] and t == "#"):
+                break
+        if not templated:
+            continue
+        j = g + 1
+        while j < n and tx[j] not in ("(", ";", "{"):
+            j += 1
+        while j + 1 < n and tx[j - 1] == "__launch_bounds__" and tx[j] == "(":
+            j = closing(tx, j, n) + 1
+            while 0 < j < n and tx[j] not in ("(", ";", "{"):
+                j += 1
+        if 0 < j < n and tx[j] == "(" and toks.kinds[j - 1] == IDENT:
+            out.add(tx[j - 1])
+    return out
+
+
 def _no_newline(text: str, a: int, b: int) -> bool:
     seg = text[a:b]
     return "\n" not in seg and "\r" not in seg
@@ -112,6 +144,7 @@ def launch_edits(
     problems: list[LaunchProblem] = []
     n = len(toks)
     tx = toks.spellings()
+    template_kernels: set[str] | None = None
     # each token's region: a run of code tokens between directives, or one directive (O(n) once)
     region_lo = [0] * n
     region_hi = [0] * n
@@ -166,6 +199,10 @@ def launch_edits(
                                           "configuration; rewrite it as hipLaunchKernelGGL by hand"))
             continue
         ns, templated = name
+        if not templated and toks.kinds[i - 1] == IDENT:
+            if template_kernels is None:
+                template_kernels = function_template_kernels(toks)
+            templated = tx[i - 1] in template_kernels  # deduced template arguments (hipify-clang: AST)
         st = toks.starts
         en = toks.ends
         name_end = en[i - 1]
@@ -200,7 +237,10 @@ def launch_edits(
         if has_args and _no_newline(text, last_end, st[close + 2]):
             out.append(Edit(last_end, st[close + 2], tail + ", ", "launch"))
         elif _no_newline(text, last_end, en[close + 1]):
-            out.append(Edit(last_end, en[close + 1], tail + (", " if has_args else ""), "launch"))
+            end = en[close + 1]
+            if not has_args and text[end : st[paren_close]].strip(" \t") == "":
+                end = st[paren_close]  # `k<<<g, b>>>( )`: hipify-clang writes `..., 0, 0)`
+            out.append(Edit(last_end, end, tail + (", " if has_args else ""), "launch"))
         else:
             out.append(Edit(st[close], en[close], tail, "launch"))
             out.append(Edit(st[close + 1], en[close + 1], ", " if has_args else "", "launch"))

@@ -235,8 +235,20 @@ def translate_text(
     def sp(i: int) -> str:
         return text[starts[i] : ends[i]] if 0 <= i < n else ""
 
-    # names this file defines as macros are its own (CUDA_CHECK, or a shim named like a CUDA API)
+    # names this file defines as macros are its own (CUDA_CHECK, or a shim named like a CUDA API);
+    # a compiler's own macro (`#define __CUDACC__`) is not: hipify-clang renames it (driver_defines.cu)
+    macro_of = getattr(mapping, "macro", None)
+
+    def compiler_macro(nm: str) -> bool:
+        m = macro_of(nm) if macro_of is not None else None
+        return m is not None and m.kind == "compiler" and bool(m.hip)
+
     user_macros = {sp(a + 2) for a, b, name in directives if name in ("define", "undef") and b - a > 2}
+    user_macros = {nm for nm in user_macros if not compiler_macro(nm)}
+    # CAFFE2's names are renamed where the file defines them too: code written against CAFFE2
+    # stubs its macros and classes (hipify-clang's caffe2_02.cu)
+    decide0 = _decider(mapping, options)
+    user_macros = {nm for nm in user_macros if (decide0(nm) or (0, "", ""))[2] != "caffe2"}
 
     def _macro(i: int, name: str, m: Any, d: int, dname: str) -> None:
         """CUDA's own preprocessor macros: their HIP meaning (see mapping/macros.tsv)."""
@@ -353,7 +365,6 @@ def translate_text(
         return names
 
     decide = _decider(mapping, options)
-    macro_of = getattr(mapping, "macro", None)
     shims_needed: dict[str, dict[str, str]] = {}
     renamed_to: set[str] = set()
     used_in_code = False  # a CUDA name translated outside preprocessor lines
@@ -381,9 +392,9 @@ def translate_text(
         if d >= 0 and (dname in _SKIP_DIRECTIVES or i <= d + 1):
             continue
         name = text[starts[i] : ends[i]]
-        if d >= 0 and dname in ("define", "undef") and i == d + 2:
+        if d >= 0 and dname in ("define", "undef") and i == d + 2 and name in user_macros:
             continue  # the macro being defined
-        if name in user_macros or starts[i] in user_spans:
+        if name in user_macros or (starts[i] in user_spans and (decide(name) or (0, "", ""))[2] != "caffe2"):
             continue
         dec = decide(name)
         if dec is None:

@@ -196,6 +196,38 @@ def declared_names(toks: Tokens, accept: Callable[[str], bool]) -> set[str]:
         nx = text[starts[sig[j + 1]] : ends[sig[j + 1]]]
         if kinds[p] == LITERAL or nx not in _DECL_FOLLOW:
             continue
-        if (kinds[p] in (IDENT, KEYWORD) and ps not in _NOT_DECL) or ps in ("*", "&", "&&", ">"):
+        if ps == "namespace" and j > 1 and text[starts[sig[j - 2]] : ends[sig[j - 2]]] == "using":
+            continue  # `using namespace cub;` names a namespace, declares nothing
+        if toks.bol[i] and _directive_line(toks, p):
+            continue  # `#endif` / `#ifdef X` above a call is no type
+        if ps == ">" and not _closes_template(toks, sig, j - 1):
+            continue  # `a > fabs(x)`: a comparison
+        if (kinds[p] in (IDENT, KEYWORD) and ps not in _NOT_DECL) or ps in ("*", "&", ">"):
             out.add(name)
     return out
+
+
+def _directive_line(toks: Tokens, i: int) -> bool:
+    """Token i lies on a preprocessor directive's line."""
+    while i > 0 and not toks.bol[i]:
+        i -= 1
+    return toks.spelling(i) == "#"
+
+
+def _closes_template(toks: Tokens, sig: list[int], j: int) -> bool:
+    """The `>` at sig[j] closes a template argument list (`vector<int> f(`), as far as a walk back
+    to its `<` shows: no `(`, `;`, `{` or `}` first, and a name before the `<`."""
+    depth = 0
+    for k in range(j, 0, -1):
+        t = toks.spelling(sig[k])
+        if t == ">":
+            depth += 1
+        elif t == ">>":
+            depth += 2
+        elif t == "<":
+            depth -= 1
+            if depth == 0:
+                return toks.kinds[sig[k - 1]] == IDENT
+        elif t in ("(", ")", ";", "{", "}", "&&", "||"):
+            return False
+    return False

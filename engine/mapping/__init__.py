@@ -140,7 +140,7 @@ class Mapping:
         self._headers: dict[str, HeaderEntry] | None = None
         self._macros: dict[str, MacroEntry] | None = None if macros is None else {m.cuda: m for m in macros}
         self._namespaces: dict[str, int] = doc["namespaces"]  # type: ignore[assignment]
-        self._overrides: dict[str, ApiEntry] = {e.cuda: e for e in _read_overrides()}
+        self._overrides: dict[str, ApiEntry] = {e.cuda: e for e in (*_read_caffe2(), *_read_overrides())}
         self._roc_names: dict[str, tuple[str, bool]] = {
             r["cuda"]: (r["roc"], r["when"] == "miopen") for r in _read_tsv("roc_names.tsv")}
 
@@ -180,7 +180,8 @@ class Mapping:
     def lookup(self, name: str) -> ApiEntry | None:
         """The entry for a CUDA name, or None. `ns::Name` resolves through a renamed namespace.
 
-        Hand-kept corrections (overrides.tsv: warp-sync builtins newer than the table snapshot) win."""
+        Hand-kept corrections (overrides.tsv: warp-sync builtins newer than the table snapshot) win;
+        caffe2.tsv adds the CAFFE2 names hipify-clang's source has and its tables lack."""
         o = self._overrides.get(name)
         if o is not None:
             return o
@@ -287,6 +288,15 @@ def _read_overrides() -> tuple[ApiEntry, ...]:
                  section=("Device Functions" if r["family"] == "device" else "Runtime API")
                  + " (overrides.tsv: " + r["note"] + ")")
         for r in _read_tsv("overrides.tsv")
+    )
+
+
+def _read_caffe2() -> tuple[ApiEntry, ...]:
+    return tuple(
+        ApiEntry(cuda=r["cuda"], hip=r["hip"], roc="", family="caffe2", kind=r["kind"], status="supported",
+                 hip_added="", hip_deprecated="", hip_removed="", experimental="",
+                 section="CAFFE2 (caffe2.tsv, from hipify-clang's source)")
+        for r in _read_tsv("caffe2.tsv")
     )
 
 

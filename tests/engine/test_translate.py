@@ -479,3 +479,14 @@ def test_ast_mode_keeps_user_function_named_like_cuda(pch: str, tmp_path: Path,
     assert "(int)::hipDeviceReset();" in out               # CUDA's own, by the AST
     tok, _ = run(src, "u.cu", ast="off")
     assert "return hipDeviceReset(3);" in tok              # tokens alone cannot tell
+
+
+def test_launch_of_a_function_template_kernel_gets_kernel_name_wrapper() -> None:
+    """hipify-clang wraps any template instantiation in HIP_KERNEL_NAME, deduced arguments too
+    (square.cu, atomics.cu); `k<<<g, b>>>( )` loses the blank (kernel_launch_syntax.cu)."""
+    src = ("template <typename T>\n__global__ void sq(T* c, const T* a, size_t n) {}\n"
+           "__global__ void plain() {}\n"
+           "void f(float* c, float* a) { sq<<<2, 64>>>(c, a, 8); plain<<<1, 1>>>( ); }\n")
+    out, _ = run(src, "x.cu", launch_syntax="ggl")
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(sq), dim3(2), dim3(64), 0, 0, c, a, 8);" in out
+    assert "hipLaunchKernelGGL(plain, dim3(1), dim3(1), 0, 0);" in out

@@ -9,6 +9,7 @@ compose.compose per file).
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ def settings_root(paths: Sequence[str | Path]) -> Path | None:
     pyproject.toml. None when there is none."""
     if not paths:
         return None
-    p = Path(paths[0]).resolve()
+    p = Path(os.path.abspath(paths[0]))  # not resolve(): a symlink loop is the walk's to report
     folder = p if p.is_dir() else p.parent
     for d in (folder, *folder.parents):
         if _has_settings(d):

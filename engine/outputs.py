@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from .config import Config, ConfigError, check_output_folder
-from .fsutil import is_inside
+from .fsutil import atomic_write, is_inside
 
 
 def clean_rel(rel: str) -> PurePosixPath:
@@ -50,6 +50,24 @@ BACKUP_SUFFIX = ".prehip"
 def original_copy(path: Path) -> Path:
     """Where the original of a file about to be overwritten is kept: `<file>.prehip` beside it."""
     return path.with_name(path.name + BACKUP_SUFFIX)
+
+
+def write_port(target: Path, data: bytes, *, in_place: bool, keep_original: bool = True) -> Path | None:
+    """Write a port by the write policy (atomically; the parent folder is made). Over its own source
+    (`in_place`) the original is kept as `<file>.prehip` unless not `keep_original`. Elsewhere, a file
+    already at `target` with other bytes (a hand port, an edited earlier output) is kept as
+    `<file>.prehip`, and one with the same bytes is left alone (mtime kept). Returns the kept copy's
+    path when an existing file was kept, else None. Raises fsutil.WriteError / OSError."""
+    backup = BACKUP_SUFFIX if in_place and keep_original else None
+    if not in_place and target.is_file() and not target.is_symlink():
+        try:
+            if target.read_bytes() == data:
+                return None
+        except OSError:
+            pass
+        backup = BACKUP_SUFFIX
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write(target, data, backup_suffix=backup)
 
 
 def output_rel(config: Config, rel: str) -> str:

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hipport.engine.outputs import BACKUP_SUFFIX  # the one write policy: originals kept as <file>.prehip
 from hipport.tui.cli import CliError
 
 
@@ -177,7 +176,8 @@ def _targets(items: list[Any], args: argparse.Namespace) -> list[Path | None]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from hipport.engine.fsutil import WriteError, atomic_write
+    from hipport.engine.fsutil import WriteError
+    from hipport.engine.outputs import write_port  # the one write policy: originals kept as <file>.prehip
     from hipport.engine.translate_batch import Job, port_files
     from hipport.engine.walk import WalkError, walk
 
@@ -260,19 +260,8 @@ def handle(args: argparse.Namespace) -> int:
         if target is not None and res.output is not None:
             if args.in_place and not res.changed:
                 continue  # nothing to translate: leave the file (and its mtime) alone
-            backup = BACKUP_SUFFIX if args.in_place and not args.no_backup else None
-            if not args.in_place and target.is_file() and not target.is_symlink():
-                # a file is already where the output goes (a hand port, an edited earlier output):
-                # the same bytes are left alone; different ones are kept beside it, never lost
-                try:
-                    if target.read_bytes() == res.output:
-                        continue
-                except OSError:
-                    pass
-                backup = BACKUP_SUFFIX
             try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                kept = atomic_write(target, res.output, backup_suffix=backup)
+                kept = write_port(target, res.output, in_place=args.in_place, keep_original=not args.no_backup)
                 if kept is not None and not args.in_place:
                     print(f"hipport: {target} already existed with other content; kept it as {kept}", file=err)
             except WriteError as e:

@@ -574,6 +574,12 @@ def translate_text(
         out.count("shim", len(shims_needed))
         out.count("include", len(type_headers))
 
+    # half2 members read as half
+    from .members import half2_member_edits
+
+    for ed in half2_member_edits(toks, inactive if inactive is not None else None):
+        edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
+
     # launches
     if options.launch_syntax == "ggl" and "<<<" in text:
         les, probs = launch_edits(toks, dir_of, dir_names)

@@ -205,6 +205,10 @@ UNKNOWN_PATTERN = (
     r"(?:cublas|cublasLt|cusparse|cusolver|cufft|curand|cudnn|nvrtc|nvtx)[A-Z_]\w*)$"
 )
 
+# `half2` values whose `.x` / `.y` are read as `half` (hipify-clang's half2Member): engine/members.py.
+HALF2_MEMBER_TYPES = frozenset({"half2"})
+HALF2_MEMBER_CAST = "reinterpret_cast<half&>"
+
 # Launches: the HIP macro and the wrapper for kernels named with explicit template arguments.
 LAUNCH_MACRO = "hipLaunchKernelGGL"
 TEMPLATE_KERNEL_WRAPPER = "HIP_KERNEL_NAME"

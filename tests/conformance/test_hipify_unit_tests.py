@@ -34,8 +34,6 @@ XFAIL: dict[str, str] = {
         "a launch whose kernel is a macro parameter (#define CUDA_LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)) is rewritten in the macro body; hipify-clang rewrites each call site instead",
     "samples/axpy.cu":
         "launches through macros: a kernel named by an object-like macro (KERNEL_NAME_MACRO<<<...>>>) gets no HIP_KERNEL_NAME, and a launch split between a macro and its call (KERNEL_CALL_AS_MACRO(args)) is reported, not rewritten",
-    "samples/half2_allocators.cu":
-        "half2 .x/.y members are not wrapped in reinterpret_cast<half&>(...) (hipify-clang's half2Member, an AST match on the member's type)",
 }
 
 

@@ -490,3 +490,14 @@ def test_launch_of_a_function_template_kernel_gets_kernel_name_wrapper() -> None
     out, _ = run(src, "x.cu", launch_syntax="ggl")
     assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(sq), dim3(2), dim3(64), 0, 0, c, a, 8);" in out
     assert "hipLaunchKernelGGL(plain, dim3(1), dim3(1), 0, 0);" in out
+
+
+def test_half2_members_read_as_half() -> None:
+    """hipify-clang's half2Member (half2_allocators.cu): `.x`/`.y` of a half2 become
+    reinterpret_cast<half&>(...), once; other types and pointers' members are left alone."""
+    src = ("__global__ void k(half2* p, float2 f) {\n  half2 tmp = p[0];\n  half2 arr[2];\n"
+           "  float a = (float)tmp.x + (float)arr[1].y + f.x + (float)reinterpret_cast<half&>(tmp.y);\n}\n")
+    out, _ = run(src, "x.cu")
+    assert ("float a = (float)reinterpret_cast<half&>(tmp.x) + (float)reinterpret_cast<half&>(arr[1].y) + f.x"
+            " + (float)reinterpret_cast<half&>(tmp.y);") in out
+    assert run(out, "x.cu")[0] == out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cxx.brackets import CLOSE, OPEN, closing, split_commas
+from .cxx.brackets import CLOSE, OPEN, angle_open, closing, split_commas
 from .cxx.lexer import IDENT, KEYWORD, PUNCT, Tokens
 from .edits import Edit
 from .translate_tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
@@ -29,6 +29,9 @@ def _sp(toks: Tokens, i: int) -> str:
     return toks.text[toks.starts[i] : toks.ends[i]]
 
 
+_NAME_STOPS = frozenset({";", "{", "}"})
+
+
 def _kernel_name_start(toks: Tokens, i: int, lo: int) -> tuple[int, bool] | None:
     """Walk back from token i (the last token of the kernel expression). Returns (first token
     index, has explicit template arguments) or None when it is not a name we can move."""
@@ -36,22 +39,8 @@ def _kernel_name_start(toks: Tokens, i: int, lo: int) -> tuple[int, bool] | None
     j = i
     while True:
         if toks.kinds[j] == PUNCT and _sp(toks, j) in (">", ">>"):
-            depth = 0
-            k = j
-            while k >= lo:
-                t = _sp(toks, k) if toks.kinds[k] == PUNCT else ""
-                if t == ">":
-                    depth += 1
-                elif t == ">>":
-                    depth += 2
-                elif t == "<":
-                    depth -= 1
-                elif t in (";", "{", "}"):
-                    return None
-                if depth == 0:
-                    break
-                k -= 1
-            if k < lo or depth != 0:
+            k = angle_open(lambda q: _sp(toks, q) if toks.kinds[q] == PUNCT else "", j, lo, _NAME_STOPS)
+            if k < 0:
                 return None
             templated = True
             j = k - 1

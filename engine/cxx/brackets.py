@@ -7,7 +7,7 @@ spelled `(`, `,` or `;`, so only punctuation matches. Index ranges are half-open
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -82,3 +82,23 @@ def scan_to(tx: Sequence[str], b: int, hi: int, stops: tuple[str, ...]) -> int:
             break
         b += 1
     return b
+
+
+def angle_open(spell: Callable[[int], str], j: int, lo: int, stops: frozenset[str]) -> int:
+    """Index of the `<` opening the template argument list that the `>` (or `>>`) at j closes,
+    walking back no further than lo; -1 when a stop token comes first or there is none. `spell(k)`
+    is token k's spelling ("" for tokens that cannot be punctuation, e.g. in a comment)."""
+    depth = 0
+    for k in range(j, lo - 1, -1):
+        t = spell(k)
+        if t == ">":
+            depth += 1
+        elif t == ">>":
+            depth += 2
+        elif t == "<":
+            depth -= 1
+            if depth == 0:
+                return k
+        elif t in stops:
+            return -1
+    return -1

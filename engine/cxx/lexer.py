@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .brackets import angle_open
+
 # Token kinds (small ints: cheap to compare in hot loops).
 PUNCT, KEYWORD, IDENT, LITERAL, COMMENT = 0, 1, 2, 3, 4
 
@@ -214,20 +216,11 @@ def _directive_line(toks: Tokens, i: int) -> bool:
     return toks.spelling(i) == "#"
 
 
+_TEMPLATE_STOPS = frozenset({"(", ")", ";", "{", "}", "&&", "||"})
+
+
 def _closes_template(toks: Tokens, sig: list[int], j: int) -> bool:
     """The `>` at sig[j] closes a template argument list (`vector<int> f(`), as far as a walk back
     to its `<` shows: no `(`, `;`, `{` or `}` first, and a name before the `<`."""
-    depth = 0
-    for k in range(j, 0, -1):
-        t = toks.spelling(sig[k])
-        if t == ">":
-            depth += 1
-        elif t == ">>":
-            depth += 2
-        elif t == "<":
-            depth -= 1
-            if depth == 0:
-                return toks.kinds[sig[k - 1]] == IDENT
-        elif t in ("(", ")", ";", "{", "}", "&&", "||"):
-            return False
-    return False
+    k = angle_open(lambda q: toks.spelling(sig[q]), j, 1, _TEMPLATE_STOPS)
+    return k > 0 and toks.kinds[sig[k - 1]] == IDENT

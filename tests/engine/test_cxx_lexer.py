@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hipport.engine.cxx.brackets import closing, match_brackets, scan_to, split_commas
+from hipport.engine.cxx.brackets import angle_open, closing, match_brackets, scan_to, split_commas
 from hipport.engine.cxx.lexer import (
     COMMENT,
     IDENT,
@@ -159,3 +159,12 @@ def test_bracket_helpers() -> None:
     tx = tokenize("f(a; b)").spellings()
     assert closing(tx, 1, len(tx)) == -1
     assert 0 not in match_brackets(tokenize("(]").spellings())
+
+
+def test_angle_open_walks_back_over_template_arguments() -> None:
+    tx = tokenize("std::map<int, std::vector<T>> m; if (a < b && c > d) {}").spellings()
+    stops = frozenset({";", "{", "}", "&&", "||"})
+    k = angle_open(tx.__getitem__, tx.index(">>"), 0, stops)
+    assert tx[k - 1] == "map"
+    assert angle_open(tx.__getitem__, tx.index(">"), 0, stops) == -1  # `c > d` after `&&`: no template
+    assert angle_open(tx.__getitem__, tx.index(">>"), k + 1, stops) == -1  # not before lo

@@ -262,7 +262,8 @@ def compile_tree(src_root: Path, name: str, translate_mode: str | None, rocm: st
                 srcs = [str(Path(s).with_name(sibling_name(Path(s).name))) for s in srcs]
         h = hashlib.sha256(json.dumps([srcs, flags]).encode())
         for f in sorted(top.rglob("*")):
-            if f.is_file():
+            # build scripts (which convert also ports) are not compiled: flags come from the original
+            if f.is_file() and not (f.name.startswith(("Makefile", "CMakeLists")) or f.suffix == ".cmake"):
                 h.update(f.relative_to(top).as_posix().encode() + b"\0" + f.read_bytes())
 
         def build() -> dict[str, Any]:

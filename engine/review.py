@@ -28,6 +28,7 @@ review_write.py (writing, committing); this module opens, lists, loads and rende
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 from pathlib import Path
 
@@ -213,7 +214,16 @@ class ReviewSession(Decisions, Staleness, Writing):
             return fr
 
     def _options(self) -> tuple[TranslateOptions, WarpOptions]:
-        return translate_options(self.config), warp_options(self.config)
+        topt = translate_options(self.config)
+        if self.config.output_mode == "sibling":
+            # sibling outputs get new names: includes between the reviewed files follow them
+            key = (id(self._rels), len(self._rels))
+            cached = getattr(self, "_siblings", None)
+            if cached is None or cached[0] != key:
+                cached = self._siblings = (key, frozenset(os.path.normpath(os.path.abspath(self.root / r))
+                                                          for r in self._rels))
+            topt = dataclasses.replace(topt, sibling_outputs=cached[1])
+        return topt, warp_options(self.config)
 
     def _load(self, rel: str) -> FileReview:
         src, stale = self._read_original(rel)

@@ -224,3 +224,17 @@ def test_tree_conversion_knows_the_projects_own_cuda_looking_names(tmp_path: Pat
     tree = _hipport("convert", ".", "-o", "out", "--ast", "off", cwd=tmp_path)
     unknown = [line for line in tree.stderr.splitlines() if ": unknown: " in line]
     assert len(unknown) == 1 and "cudaNotAnApi" in unknown[0]
+
+
+def test_app_sibling_mode_points_includes_at_the_ported_files(tmp_path: Path) -> None:
+    from hipport.engine.review import ReviewSession
+
+    (tmp_path / "main.cu").write_text('#include "kernels.cuh"\nint main() { launch(); return 0; }\n')
+    (tmp_path / "kernels.cuh").write_text("#pragma once\n__global__ void k() {}\n"
+                                          "inline void launch() { k<<<1, 1>>>(); cudaDeviceSynchronize(); }\n")
+    s = ReviewSession.open(tmp_path)
+    s.set_config(s.config.replace(output_mode="folder"))
+    assert '#include "kernels.cuh"' in s.result_text("main.cu")  # folder mode: names kept
+    s.set_config(s.config.replace(output_mode="sibling"))
+    assert '#include "kernels_hip.cuh"' in s.result_text("main.cu")
+    assert s.write("main.cu") == tmp_path / "main.hip"

@@ -2,10 +2,12 @@
 
 The output follows hipify-clang: `hipLaunchKernelGGL(kernel, dim3(grid), dim3(block), shmem, stream,
 args...)` with `0, 0` for omitted launch arguments and `HIP_KERNEL_NAME(k<T>)` for kernels named with
-explicit template arguments. Only the punctuation between the pieces is rewritten, so renames of
-identifiers inside the pieces stay separate, non-overlapping edits. A launch written inside a
-`#define` body is rewritten in the body (the macro's parameters need no expansion to be moved);
-a launch split between a macro and its call site (`k KERNEL_ARGS(g, b)(x)`) is reported.
+explicit template arguments or that are function templates. Only the punctuation between the pieces is
+rewritten, so renames of identifiers inside the pieces stay separate, non-overlapping edits. A launch
+written inside a `#define` body is rewritten in the body, except where hipify-clang rewrites the call
+site (macro_launches: a body that is one launch of a kernel passed as a parameter, or a body ending in
+`<<<...>>>` whose call supplies the arguments); other launches split between a macro and its call
+(`k KERNEL_ARGS(g, b)(x)`) are reported.
 """
 
 from __future__ import annotations
@@ -115,13 +117,31 @@ def function_template_kernels(toks: Tokens) -> set[str]:
     return out
 
 
+def _object_macros(toks: Tokens, directive_of: list[int], directive_names: dict[int, str]
+                   ) -> dict[str, tuple[str, ...]]:
+    """Body tokens of the file's object-like macros (`#define NAME body`)."""
+    tx = toks.spellings()
+    n = len(tx)
+    out: dict[str, tuple[str, ...]] = {}
+    for d, nm in directive_names.items():
+        if nm != "define" or d + 2 >= n or directive_of[d + 2] != d:
+            continue
+        end = d + 3
+        while end < n and directive_of[end] == d:
+            end += 1
+        if end > d + 3 and tx[d + 3] == "(" and toks.starts[d + 3] == toks.ends[d + 2]:
+            continue  # function-like
+        out[tx[d + 2]] = tuple(tx[d + 3 : end])
+    return out
+
+
 def _no_newline(text: str, a: int, b: int) -> bool:
     seg = text[a:b]
     return "\n" not in seg and "\r" not in seg
 
 
 def launch_edits(
-    toks: Tokens, directive_of: list[int], directive_names: dict[int, str]
+    toks: Tokens, directive_of: list[int], directive_names: dict[int, str], skip: set[int] | None = None,
 ) -> tuple[list[Edit], list[LaunchProblem]]:
     """Edits turning every `<<<...>>>` launch into hipLaunchKernelGGL, and launches it cannot move.
 
@@ -134,6 +154,7 @@ def launch_edits(
     n = len(toks)
     tx = toks.spellings()
     template_kernels: set[str] | None = None
+    name_macros: dict[str, tuple[str, ...]] = {}
     # each token's region: a run of code tokens between directives, or one directive (O(n) once)
     region_lo = [0] * n
     region_hi = [0] * n
@@ -145,7 +166,7 @@ def launch_edits(
                 region_hi[k] = j
             a = j
     for i in range(n):
-        if toks.kinds[i] != PUNCT or _sp(toks, i) != "<<<":
+        if toks.kinds[i] != PUNCT or _sp(toks, i) != "<<<" or (skip and i in skip):
             continue
         d = directive_of[i]
         if d >= 0 and directive_names.get(d) != "define":
@@ -191,7 +212,9 @@ def launch_edits(
         if not templated and toks.kinds[i - 1] == IDENT:
             if template_kernels is None:
                 template_kernels = function_template_kernels(toks)
-            templated = tx[i - 1] in template_kernels  # deduced template arguments (hipify-clang: AST)
+                name_macros = _object_macros(toks, directive_of, directive_names)
+            body = name_macros.get(tx[i - 1], ())  # KERNEL_NAME_MACRO<<<...>>> with `#define KERNEL_NAME_MACRO k<T>`
+            templated = tx[i - 1] in template_kernels or "<" in body or bool(body and body[-1] in template_kernels)
         st = toks.starts
         en = toks.ends
         name_end = en[i - 1]
@@ -235,3 +258,136 @@ def launch_edits(
             out.append(Edit(st[close + 1], en[close + 1], ", " if has_args else "", "launch"))
         edits.extend(out)
     return edits, problems
+
+
+@dataclass(frozen=True, slots=True)
+class MacroLaunch:
+    """A macro call that hipify-clang turns into hipLaunchKernelGGL at the call site: `pieces` are
+    literal text or (start, end) spans of call-site text (whose own edits still apply)."""
+
+    start: int
+    end: int
+    pieces: tuple[str | tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _MacroLaunchDef:
+    name: str
+    params: tuple[str, ...] | None  # None: object-like
+    kernel: tuple[int, int]         # token ranges in the #define body
+    config: tuple[tuple[int, int], ...]
+    args: tuple[int, int] | None    # None: the launch ends at `>>>` (its arguments follow the call)
+
+
+def _macro_launch_defs(toks: Tokens, directives: list[tuple[int, int, str]]) -> dict[str, _MacroLaunchDef]:
+    """#define bodies that hipify-clang expands at the call site: an object-like macro ending in
+    `<<<...>>>` (`#define CALL k<<<g, b>>>`, used as `CALL(args)`), and a function-like macro that is
+    one launch whose kernel is a parameter (`#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)`)."""
+    tx = toks.spellings()
+    out: dict[str, _MacroLaunchDef] = {}
+    for a, b, name in directives:
+        if name != "define" or b - a < 5 or "<<<" not in tx[a + 3 : b]:
+            continue
+        macro = tx[a + 2]
+        params: tuple[str, ...] | None = None
+        body = a + 3
+        if tx[a + 3] == "(" and toks.starts[a + 3] == toks.ends[a + 2]:
+            close = closing(tx, a + 3, b)
+            if close < 0:
+                continue
+            params = tuple(t for t in tx[a + 4 : close] if t != ",")
+            body = close + 1
+        lt = tx.index("<<<", body, b)
+        gt = next((j for j in range(lt + 1, b) if tx[j] == ">>>"), -1)
+        if lt == body or gt < 0:
+            continue
+        cfg = split_arguments(toks, lt + 1, gt)
+        if cfg is None or not 2 <= len(cfg) <= 4:
+            continue
+        if params is None and gt + 1 == b:
+            out[macro] = _MacroLaunchDef(macro, None, (body, lt), tuple(cfg), None)
+        elif (params is not None and lt == body + 1 and tx[body] in params and gt + 1 < b and tx[gt + 1] == "("):
+            pc = closing(tx, gt + 1, b)
+            if pc > 0 and (pc + 1 == b or (tx[pc + 1] == ";" and pc + 2 == b)):
+                out[macro] = _MacroLaunchDef(macro, params, (body, lt), tuple(cfg), (gt + 2, pc))
+    return out
+
+
+def macro_launches(toks: Tokens, directives: list[tuple[int, int, str]], directive_of: list[int]
+                   ) -> tuple[list[MacroLaunch], set[int]]:
+    """Call sites of the macros _macro_launch_defs finds, rewritten as hipify-clang rewrites them, and
+    the token indices of the `<<<` those macros hold (their bodies are left as they are)."""
+    defs = _macro_launch_defs(toks, directives)
+    if not defs:
+        return [], set()
+    tx = toks.spellings()
+    st, en, text = toks.starts, toks.ends, toks.text
+    n = len(tx)
+    template_kernels = function_template_kernels(toks)
+    handled = {j for a, b, name in directives if name == "define" and tx[a + 2] in defs
+               for j in range(a, b) if tx[j] == "<<<"}
+    sites: list[MacroLaunch] = []
+    for i in range(n - 1):
+        d = defs.get(tx[i]) if toks.kinds[i] == IDENT else None
+        if d is None or directive_of[i] >= 0 or tx[i + 1] != "(" or (i > 0 and tx[i - 1] in (".", "->", "::")):
+            continue
+        close = closing(tx, i + 1, n)
+        if close < 0:
+            continue
+        call = split_arguments(toks, i + 2, close) if close > i + 2 else []
+        if call is None:
+            continue
+        spans = [(st[x], en[y - 1]) for x, y in call]
+        binding: dict[str, list[str | tuple[int, int]]] = {}
+        if d.params is not None:
+            named = [p for p in d.params if p not in ("...",)]
+            if len(spans) < len(named) or ("..." not in d.params and len(spans) != len(named)):
+                continue
+            for p, sp in zip(named, spans, strict=False):
+                binding[p] = [sp]
+            rest = spans[len(named):]
+            va: list[str | tuple[int, int]] = []
+            for k, sp in enumerate(rest):
+                va += ([", "] if k else []) + [sp]
+            binding["__VA_ARGS__"] = va
+
+        def render(lo: int, hi: int, binding: dict[str, list[str | tuple[int, int]]] = binding
+                   ) -> list[str | tuple[int, int]]:
+            pieces: list[str | tuple[int, int]] = []
+            for j in range(lo, hi):
+                if j > lo and st[j] > en[j - 1]:
+                    pieces.append(" ")
+                pieces += binding.get(tx[j], [tx[j]])
+            return pieces
+
+        kernel = render(*d.kernel)
+        kname = tx[d.kernel[1] - 1]
+        if d.params is not None:
+            ksp = binding[tx[d.kernel[0]]][0]
+            assert isinstance(ksp, tuple)
+            ktext = text[ksp[0] : ksp[1]]
+            templated = "<" in ktext or ktext.split("::")[-1].strip() in template_kernels
+        else:
+            templated = "<" in tx[d.kernel[0] : d.kernel[1]] or kname in template_kernels
+        pieces: list[str | tuple[int, int]] = [LAUNCH_MACRO + "("]
+        pieces += [TEMPLATE_KERNEL_WRAPPER + "(", *kernel, ")"] if templated else kernel
+        for k, (lo, hi) in enumerate(d.config):
+            dim = k < 2 and not (tx[lo] == "dim3" and tx[lo + 1 : lo + 2] == ["("] and closing(tx, lo + 1, hi) == hi - 1)
+            pieces += [", "] + (["dim3("] if dim else []) + render(lo, hi) + ([")"] if dim else [])
+        pieces += [", 0"] * (4 - len(d.config))
+        if d.args is not None:
+            args = render(*d.args) if d.args[1] > d.args[0] else []
+        else:
+            args = _join(spans)
+        if args:
+            pieces += [", ", *args]
+        pieces.append(")")
+        sites.append(MacroLaunch(st[i], en[close], tuple(pieces)))
+    return sites, handled
+
+
+def _join(spans: list[tuple[int, int]]) -> list[str | tuple[int, int]]:
+    out: list[str | tuple[int, int]] = []
+    for k, sp in enumerate(spans):
+        out += ([", "] if k else []) + [sp]
+    return out

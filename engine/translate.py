@@ -21,8 +21,8 @@ from typing import Any
 
 from .config import parse_rocm
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
-from .edits import Edit
-from .launch import launch_edits
+from .edits import Edit, apply_edits
+from .launch import launch_edits, macro_launches
 from .model import Report, ReportKind, Translation, TranslationMode
 from .ppcond import inactive_tokens
 from .python_host import translate_python
@@ -581,8 +581,12 @@ def translate_text(
         edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
 
     # launches
+    macro_sites: list[Any] = []
     if options.launch_syntax == "ggl" and "<<<" in text:
-        les, probs = launch_edits(toks, dir_of, dir_names)
+        macro_sites, in_macros = macro_launches(toks, directives, dir_of)
+        if inactive is not None:
+            macro_sites = [m for m in macro_sites if not _in_inactive(toks, inactive, m.start)]
+        les, probs = launch_edits(toks, dir_of, dir_names, in_macros)
         if inactive is not None:
             les = [e for e in les if not _in_inactive(toks, inactive, e.start)]
         for ed in les:
@@ -598,6 +602,10 @@ def translate_text(
                 inactive is not None and inactive[i] and not options.amap)
 
         _translate_inside(toks, options, decide, edit, out, skip_literal)
+
+    if macro_sites:  # launches hipify-clang writes at a macro's call site (engine/launch.py)
+        out.edits = _compose_macro_launches(text, macro_sites, out.edits, base)
+        out.count("launch", len(macro_sites))
     return out
 
 
@@ -616,6 +624,28 @@ def _needs_shim(toks: Tokens, open_paren: int) -> bool:
     head = "".join(toks.spelling(k) for k in range(j, min(j + 6, len(toks))))
     return not (head.startswith("(void**)") or head.startswith("reinterpret_cast<void**>")
                 or head.startswith("(void**") or head.startswith("static_cast<void**>"))
+
+
+def _compose_macro_launches(text: str, sites: list[Any], edits: list[Edit], base: int) -> list[Edit]:
+    """Replace each call site by its hipLaunchKernelGGL text; the edits inside a call-site span
+    (renames in the arguments) are applied to that span's text, and dropped from the list."""
+    for m in sites:
+        lo, hi = base + m.start, base + m.end
+        inside = [e for e in edits if lo <= e.start and e.end <= hi]
+        if not inside and any(e.start < hi and lo < e.end for e in edits):
+            continue  # something else rewrites across the call: leave it
+        parts: list[str] = []
+        for p in m.pieces:
+            if isinstance(p, str):
+                parts.append(p)
+                continue
+            s, e = p
+            own = [Edit(x.start - base - s, x.end - base - s, x.replacement, x.rule, x.note)
+                   for x in inside if base + s <= x.start and x.end <= base + e]
+            parts.append(apply_edits(text[s:e], own))
+        edits = [e for e in edits if not (lo <= e.start and e.end <= hi)]
+        edits.append(Edit(lo, hi, "".join(parts), "launch", "launch written at the macro's call site"))
+    return edits
 
 
 def _has_cuda_code(toks: Tokens) -> bool:

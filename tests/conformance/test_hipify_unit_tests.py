@@ -30,10 +30,6 @@ FILECHECK = hs.filecheck()
 
 # Test files hipport does not pass yet, and why (strict: a file that starts passing must leave this list).
 XFAIL: dict[str, str] = {
-    "kernel_launch/kernel_launch_01.cu":
-        "a launch whose kernel is a macro parameter (#define CUDA_LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)) is rewritten in the macro body; hipify-clang rewrites each call site instead",
-    "samples/axpy.cu":
-        "launches through macros: a kernel named by an object-like macro (KERNEL_NAME_MACRO<<<...>>>) gets no HIP_KERNEL_NAME, and a launch split between a macro and its call (KERNEL_CALL_AS_MACRO(args)) is reported, not rewritten",
 }
 
 

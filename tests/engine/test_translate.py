@@ -171,8 +171,10 @@ def test_launch_in_macro_body_and_split_launch_reported() -> None:
            "void f() { LAUNCH(kern, 10, p); kern CFG(1, 2)(p); }\n")
     out, t = run(src, "x.cpp", launch_syntax="ggl")
     out = out.removeprefix(RT)
-    assert out.splitlines()[0] == ("#define LAUNCH(k, n, ...) hipLaunchKernelGGL(k, dim3((n + 255) / 256), "
-                                   "dim3(256), 0, 0, __VA_ARGS__)")
+    # a kernel passed as a macro parameter: rewritten at the call site, as hipify-clang does
+    # (kernel_launch_01.cu); the body stays
+    assert out.splitlines()[0] == "#define LAUNCH(k, n, ...) k<<<(n + 255) / 256, 256>>>(__VA_ARGS__)"
+    assert "hipLaunchKernelGGL(kern, dim3((10 + 255) / 256), dim3(256), 0, 0, p);" in out
     assert out.splitlines()[1] == "#define CFG(g, b) <<<g, b>>>"
     manual = [r for r in t.reports if r.kind == ReportKind.MANUAL]
     assert len(manual) == 1 and manual[0].line == 2
@@ -490,6 +492,18 @@ def test_launch_of_a_function_template_kernel_gets_kernel_name_wrapper() -> None
     out, _ = run(src, "x.cu", launch_syntax="ggl")
     assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(sq), dim3(2), dim3(64), 0, 0, c, a, 8);" in out
     assert "hipLaunchKernelGGL(plain, dim3(1), dim3(1), 0, 0);" in out
+
+
+def test_launches_through_macros_as_hipify_clang_writes_them() -> None:
+    """samples/axpy.cu: a kernel named by a macro, a launch completed by the macro's call."""
+    src = ("template <typename T> __global__ void axpy(T a, T* x) {}\n"
+           "#define KERNEL_NAME_MACRO axpy<float>\n#define CALL_AS_MACRO axpy<float><<<1, n>>>\n"
+           "void f(float* x) {\n  KERNEL_NAME_MACRO<<<1, n>>>(2.f, x);\n  CALL_AS_MACRO(2.f, cudaGetLastError());\n}\n")
+    out, t = run(src, "x.cu", launch_syntax="ggl")
+    assert "  hipLaunchKernelGGL(HIP_KERNEL_NAME(KERNEL_NAME_MACRO), dim3(1), dim3(n), 0, 0, 2.f, x);" in out
+    assert "  hipLaunchKernelGGL(HIP_KERNEL_NAME(axpy<float>), dim3(1), dim3(n), 0, 0, 2.f, hipGetLastError());" in out
+    assert "#define CALL_AS_MACRO axpy<float><<<1, n>>>" in out and not t.reports
+    assert run(out, "x.cu", launch_syntax="ggl")[0] == out
 
 
 def test_half2_members_read_as_half() -> None:

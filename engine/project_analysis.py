@@ -110,6 +110,7 @@ class ProjectAnalysis:
         self.use_pool = pool
         self._lock = threading.Lock()
         self._summaries: dict[str, FileSummary] = {}
+        self._arrived: list[str] = []  # rels in the order their summaries came in
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._pool: Any = None
@@ -167,6 +168,8 @@ class ProjectAnalysis:
 
     def _put(self, summary: FileSummary) -> None:
         with self._lock:
+            if summary.rel not in self._summaries:
+                self._arrived.append(summary.rel)
             self._summaries[summary.rel] = summary
 
     # ---------------------------------------------------------------------------------- reading
@@ -186,6 +189,11 @@ class ProjectAnalysis:
     def summary(self, rel: str) -> FileSummary | None:
         with self._lock:
             return self._summaries.get(rel)
+
+    def arrived_since(self, n: int) -> list[str]:
+        """Files whose summaries came in after the first `n` (the app updates only those rows)."""
+        with self._lock:
+            return self._arrived[n:]
 
     def summaries(self) -> dict[str, FileSummary]:
         with self._lock:
@@ -237,50 +245,47 @@ class ProjectView:
     def final(self) -> bool:
         return self.done >= self.total
 
+    @classmethod
+    def of(cls, rows: Sequence[FileView], stopped: str | None = None) -> ProjectView:
+        done = sum(1 for r in rows if r.state is not ProjectState.NOT_ANALYSED)
+        return cls(tuple(rows), done, len(rows), sum(r.findings for r in rows), sum(r.decided for r in rows),
+                   sum(r.unsupported for r in rows), stopped)
+
 
 def project_view(session: Any, analysis: ProjectAnalysis | None) -> ProjectView:
     """Session entries (decisions, written, stale, loaded counts) merged with background summaries."""
+    summaries = analysis.summaries() if analysis is not None else {}
+    rows = [file_view(session, e, summaries.get(e.rel)) for e in session.files()]
+    return ProjectView.of(rows, analysis.error if analysis is not None else None)
+
+
+def file_view(session: Any, e: Any, s: FileSummary | None) -> FileView:
+    """One file's row from its session entry and its background summary (None: not analysed yet).
+    Cheap; the app recomputes single rows as decisions and summaries come in."""
     from .review import FileStatus
 
-    rows: list[FileView] = []
-    done = 0
-    summaries = analysis.summaries() if analysis is not None else {}
-    for e in session.files():
-        s = summaries.get(e.rel)
-        known = e.status is not FileStatus.UNTRANSLATED  # the session has real figures for it
-        if known or s is not None:
-            done += 1
-        unsupported = s.unsupported if s is not None else 0
-        if e.status is FileStatus.ERROR:
-            rows.append(FileView(e.rel, ProjectState.ERROR, 0, 0, unsupported, e.output, e.error))
-            continue
-        if e.status is FileStatus.UNTRANSLATED:
-            if s is None:
-                rows.append(FileView(e.rel, ProjectState.NOT_ANALYSED, 0, e.decided, 0, e.output))
-                continue
-            if s.error is not None:
-                rows.append(FileView(e.rel, ProjectState.ERROR, 0, 0, 0, e.output, s.error))
-                continue
-            findings, decided = s.findings, min(e.decided, s.findings)
-            state = _open_state(findings, decided, s.edits, unsupported)
-        else:
-            findings, decided = e.findings, e.decided
-            edits = s.edits if s is not None else 0
-            if session.is_loaded(e.rel):  # cached: the exact current figures
-                tr = session.load(e.rel).translation
-                edits, unsupported = len(tr.edits), unsupported_count(tr)
-            state = {
-                FileStatus.STALE: ProjectState.STALE,
-                FileStatus.WRITTEN: ProjectState.WRITTEN,
-                FileStatus.COMMITTED: ProjectState.COMMITTED,
-            }.get(e.status) or _open_state(findings, decided, edits, unsupported)
-        rows.append(FileView(e.rel, state, findings, decided, unsupported, e.output))
-    return ProjectView(
-        rows=tuple(rows), done=done, total=len(rows),
-        findings=sum(r.findings for r in rows), decided=sum(r.decided for r in rows),
-        unsupported=sum(r.unsupported for r in rows),
-        stopped=analysis.error if analysis is not None else None,
-    )
+    unsupported = s.unsupported if s is not None else 0
+    if e.status is FileStatus.ERROR:
+        return FileView(e.rel, ProjectState.ERROR, 0, 0, unsupported, e.output, e.error)
+    if e.status is FileStatus.UNTRANSLATED:
+        if s is None:
+            return FileView(e.rel, ProjectState.NOT_ANALYSED, 0, e.decided, 0, e.output)
+        if s.error is not None:
+            return FileView(e.rel, ProjectState.ERROR, 0, 0, 0, e.output, s.error)
+        findings, decided = s.findings, min(e.decided, s.findings)
+        return FileView(e.rel, _open_state(findings, decided, s.edits, unsupported), findings, decided,
+                        unsupported, e.output)
+    findings, decided = e.findings, e.decided
+    edits = s.edits if s is not None else 0
+    if session.is_loaded(e.rel):  # cached: the exact current figures
+        tr = session.load(e.rel).translation
+        edits, unsupported = len(tr.edits), unsupported_count(tr)
+    state = {
+        FileStatus.STALE: ProjectState.STALE,
+        FileStatus.WRITTEN: ProjectState.WRITTEN,
+        FileStatus.COMMITTED: ProjectState.COMMITTED,
+    }.get(e.status) or _open_state(findings, decided, edits, unsupported)
+    return FileView(e.rel, state, findings, decided, unsupported, e.output)
 
 
 def _open_state(findings: int, decided: int, edits: int, unsupported: int) -> ProjectState:

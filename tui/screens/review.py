@@ -21,7 +21,7 @@ from textual.widgets import Input, OptionList, Static
 
 from hipport.engine.fsutil import WriteError
 from hipport.engine.model import FixStyle, FixTier
-from hipport.engine.project_analysis import FileView, ProjectView, project_view
+from hipport.engine.project_analysis import FileView, ProjectView, file_view, project_view
 from hipport.engine.review import Decision, FileStatus, ReviewError, ReviewSession
 
 from ..keymap import bindings
@@ -78,7 +78,10 @@ class ReviewScreen(ReviewTools, Screen[None]):
         self.diagnostic_index = -1             # into run_pane.diagnostics (the last build's)
         self.pending_line: int | None = None   # HIP line to put the cursor on once the file is shown
         self.failed: str | None = None         # why the open file cannot be reviewed
-        self._analysis_seen = -1               # files analysed at the last refresh
+        self._analysis_seen = -1               # summaries taken in from the background analysis
+        self._rows: dict[str, FileView] = {}   # the project view's rows (see project())
+        self._dirty_rows: set[str] = set()     # rows changed since the file list last showed them
+        self._items_built = False              # the file list shows every row of self._rows
         self.stacked_choice: bool | None = None  # v: the person's layout; None: by width
 
     # ---- layout ------------------------------------------------------------------------------
@@ -127,18 +130,43 @@ class ReviewScreen(ReviewTools, Screen[None]):
         analysis = getattr(self.app, "analysis", None)
         if analysis is None:
             return
-        done = analysis.done
-        if done == self._analysis_seen and not (analysis.finished or analysis.error):
+        seen = max(self._analysis_seen, 0)
+        new = analysis.arrived_since(seen)
+        if not new and not (analysis.finished or analysis.error):
             return
-        self._analysis_seen = done
+        self._analysis_seen = seen + len(new)
+        for rel in new:  # only the rows whose summaries came in since the last tick
+            self.touch_row(rel)
         view = self.project()
         self.refresh_files(view)
         self.refresh_status(view)
-        if view.final or view.stopped:
+        if analysis.finished or analysis.error:
             self._analysis_timer.stop()
 
     def project(self) -> ProjectView:
-        return project_view(self.session, getattr(self.app, "analysis", None))
+        """The project's rows and totals. Built in full once (and after invalidate_rows); after that
+        single rows are updated (touch_row), so a key press does not walk 5,000 files."""
+        analysis = getattr(self.app, "analysis", None)
+        if not self._rows:
+            full = project_view(self.session, analysis)
+            self._rows = {r.rel: r for r in full.rows}
+            self._items_built = False  # the file list is rebuilt from these rows
+            return full
+        return ProjectView.of(list(self._rows.values()), analysis.error if analysis is not None else None)
+
+    def touch_row(self, rel: str) -> None:
+        if not self._rows or rel not in self._rows:
+            return
+        analysis = getattr(self.app, "analysis", None)
+        summary = analysis.summary(rel) if analysis is not None else None
+        row = file_view(self.session, self.session.entry(rel), summary)
+        if row != self._rows[rel]:
+            self._rows[rel] = row
+            self._dirty_rows.add(rel)
+
+    def invalidate_rows(self) -> None:
+        """Something may have changed many files (write, commit, output mode, rescan): rebuild."""
+        self._rows = {}
 
     # ---- width: stacked diff and a short footer in narrow terminals ---------------------------
     def on_resize(self, event: events.Resize) -> None:
@@ -195,6 +223,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
                 self.diff.set_marks({}, None)
                 self.query_one("#diff-title", Static).update(f"✗ {rel}: cannot be reviewed")
                 self.panel.show(None, str(e))
+                self.touch_row(rel)
                 self.refresh_files()
             return
         if self.rel == rel:
@@ -226,7 +255,8 @@ class ReviewScreen(ReviewTools, Screen[None]):
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
         self.diff.set_rows(rows, language=fr.source.language.value, keep_cursor=keep_cursor)
         self.diff.set_marks(self.marks(), self.current)
-        view = self.project()  # one pass over the files serves the title, list and status
+        self.touch_row(rel)
+        view = self.project()  # the title, list and status from the same rows
         entry = next((e for e in view.rows if e.rel == rel), None)
         out = entry.output if entry is not None and entry.output else rel
         stale = "   ~ STALE: changed on disk since review; saved decisions are NOT applied (press ! to re-review)"
@@ -304,7 +334,14 @@ class ReviewScreen(ReviewTools, Screen[None]):
     def refresh_files(self, view: ProjectView | None = None) -> None:
         if view is None:
             view = self.project()
-        self.file_list.set_items([file_item(e) for e in view.rows], self.rel)
+        dirty, self._dirty_rows = self._dirty_rows, set()
+        if self._items_built and dirty is not None:
+            # only the rows that changed since the last refresh (and the current-file marker)
+            self.file_list.update_items({rel: file_item(self._rows[rel]) for rel in dirty if rel in self._rows},
+                                        self.rel)
+        else:
+            self.file_list.set_items([file_item(e) for e in view.rows], self.rel)
+            self._items_built = True
         self.file_list.set_progress(view.done, view.total, view.stopped)
 
     def refresh_status(self, view: ProjectView | None = None) -> None:
@@ -457,6 +494,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
             self.say(empty, "warning")
             return
         self.last_message = plain_ids(change.message)
+        self.invalidate_rows()  # an undone step may span files (one decision for identical findings)
         if change.path != self.rel:
             self.rel = change.path
             self.expanded = set()
@@ -578,6 +616,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
         mode = OUTPUT_MODES[(OUTPUT_MODES.index(cfg.output_mode) + 1) % len(OUTPUT_MODES)]
         try:
             self.session.set_config(cfg.replace(output_mode=mode))
+            self.invalidate_rows()
         except Exception as e:  # ConfigError: one line
             self.say(str(e), "error")
             return
@@ -622,6 +661,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
             shown = path.relative_to(self.session.root)
         except ValueError:
             shown = path
+        self.invalidate_rows()
         self.say(f"Wrote {shown}")
         self.repaint()
 
@@ -653,6 +693,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
         self.app.call_from_thread(self._committed, sha, request.branch)
 
     def _committed(self, sha: str, branch: str | None) -> None:
+        self.invalidate_rows()
         self.branch = where = branch_name(self.session.root)
         self.say(f"Committed {sha[:10]} on {where}")
         if self.rel is not None and self.loading_rel is None:
@@ -666,6 +707,7 @@ class ReviewScreen(ReviewTools, Screen[None]):
             return
         try:
             change = self.session.resolve_stale(self.rel, keep=True)
+            self.invalidate_rows()
         except ReviewError as e:  # e.g. the file became unreadable meanwhile
             self.say(str(e), "error")
             return
@@ -711,8 +753,10 @@ class ReviewScreen(ReviewTools, Screen[None]):
                 failed.append(f"{rel}: {e}")
         self.repaint()
         if failed:
+            self.invalidate_rows()
             self.say(f"Wrote {len(rels) - len(failed)} of {len(rels)}; not written: {failed[0]}", "warning")
         else:
+            self.invalidate_rows()
             self.say(f"Wrote {len(rels)} file(s); building")
 
     def action_stop_run(self) -> None:

@@ -61,6 +61,7 @@ class ReviewTools:
         def refresh_status(self, view: Any = None) -> None: ...
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
         def refresh_bindings(self) -> None: ...
+        def invalidate_rows(self) -> None: ...
         def _need_finding(self) -> str | None: ...
         current: str | None
 
@@ -144,6 +145,7 @@ class ReviewTools:
     def _disk_changed(self, rel: str, how: str) -> None:
         """The CUDA file changed: let the session notice (stale if it has decisions, else reloaded)."""
         self.session.rescan()
+        self.invalidate_rows()
         self._disk_seen = self._stat(rel)
         if self.session.is_loaded(rel) and self.session.load(rel).stale:
             self.repaint()
@@ -322,6 +324,7 @@ class ReviewTools:
             message = f"{verb}ed {len(targets)} identical {f.rule} fix group(s) in {files} file(s)"
             try:
                 change = self.session.decide_groups(targets, decision, message)
+                self.invalidate_rows()
             except Exception as e:  # ReviewError: one line
                 self.say(str(e), "error")
                 return

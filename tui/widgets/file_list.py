@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.fuzzy import Matcher
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Input, OptionList, ProgressBar
 from textual.widgets.option_list import Option
@@ -24,6 +25,35 @@ class FileItem:
     symbol: str     # one cell (tui/labels.py STATE_SYMBOL)
     counts: str     # e.g. "2/5" (decided/total findings), "3?" (unsupported APIs) or ""
     colour: str = "muted"  # $text-<colour> of the symbol
+
+
+class FileOptions(OptionList):
+    """An OptionList whose options are all one line high (the list does not wrap: nowrap + ellipsis).
+
+    OptionList measures the height of EVERY option again after any change (about 1 s for 5,000
+    files); with one line each that is a plain list. Relies on OptionList's line cache (Textual 8.2.8
+    is pinned)."""
+
+    def _update_lines(self) -> None:
+        if not self.scrollable_content_region:
+            return
+        cache = self._line_cache
+        n = len(self.options)
+        if len(cache.lines) != n:
+            cache.lines = [(i, 0) for i in range(n)]
+            cache.heights = dict.fromkeys(range(n), 1)
+            cache.index_to_line = {i: i for i in range(n)}
+        width = self.scrollable_content_region.width - self._get_left_gutter_width()
+        virtual_size = Size(width, n)
+        if virtual_size != self.virtual_size:
+            self.virtual_size = virtual_size
+            self._scroll_update(virtual_size)
+
+    def set_prompts(self, prompts: dict[int, Content]) -> None:
+        """Replace several prompts with one repaint (not one full re-measure per option)."""
+        for index, prompt in prompts.items():
+            self.get_option_at_index(index)._set_prompt(prompt)
+        self._clear_caches()
 
 
 class FileList(Vertical):
@@ -51,10 +81,11 @@ class FileList(Vertical):
         self.items: list[FileItem] = []
         self.current: str | None = None
         self.query_text = ""
+        self._rel_index: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter files (fuzzy)", id="file-filter")
-        yield OptionList(id="file-options")
+        yield FileOptions(id="file-options")
         yield ProgressBar(id="analysis-progress", show_eta=False)
 
     def set_progress(self, done: int, total: int, stopped: str | None = None) -> None:
@@ -71,16 +102,55 @@ class FileList(Vertical):
             self.border_title = f"Files: analysing… {done}/{total}"
 
     @property
-    def options(self) -> OptionList:
-        return self.query_one("#file-options", OptionList)
+    def options(self) -> FileOptions:
+        return self.query_one("#file-options", FileOptions)
 
-    def set_items(self, items: Sequence[FileItem], current: str | None) -> None:
-        items = list(items)
-        if items == self.items and current == self.current:
-            return  # rebuilding the options re-lays out the screen: only when something changed
-        self.items = items
+    def set_items(self, items: Sequence[FileItem], current: str | None, changed: set[str] | None = None) -> None:
+        """All rows. `changed`: the caller already replaced these rows in place (update_items)."""
+        if changed is None:
+            items = list(items)
+            if items == self.items and current == self.current:
+                return  # rebuilding the options re-lays out the screen: only when something changed
+            old = self.items
+            if self.query_text or len(old) != len(items) or any(a.rel != b.rel for a, b in zip(old, items,
+                                                                                                strict=True)):
+                self.items, self.current = items, current
+                self._rel_index = {}
+                self._rebuild()
+                return
+            changed = {b.rel for a, b in zip(old, items, strict=True) if a != b}
+        old_current = self.current
+        self.items = list(items)
         self.current = current
-        self._rebuild()
+        if self.query_text:
+            self._rebuild()
+            return
+        # same files in the same order: replace only the rows that changed (a 5,000-file list
+        # streams in from the background analysis without rebuilding it)
+        index = self._index()
+        changed = set(changed) | {r for r in (current, old_current) if r is not None}
+        labels = {index[r]: self._label(self.items[index[r]]) for r in changed if r in index}
+        if labels:
+            self.options.set_prompts(labels)
+        if current != old_current and current in index:
+            self.options.highlighted = index[current]
+
+    def update_items(self, changed: dict[str, FileItem], current: str | None) -> None:
+        """Replace the given rows (by file) and move the current-file marker; cheap for 5,000 files."""
+        if not changed and current == self.current:
+            return
+        index = self._index()
+        items = self.items
+        for rel, item in changed.items():
+            i = index.get(rel)
+            if i is not None:
+                items[i] = item
+        self.set_items(items, current, changed=set(changed))
+
+    def _index(self) -> dict[str, int]:
+        if len(self._rel_index) != len(self.items):
+            self._rel_index = {it.rel: i for i, it in enumerate(self.items)}
+        return self._rel_index
 
     def shown_items(self) -> list[FileItem]:
         if not self.query_text:

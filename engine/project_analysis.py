@@ -108,6 +108,8 @@ class ProjectAnalysis:
         if pool is None:
             pool = len(self.rels) >= POOL_MIN_FILES and _engine_defaults(session)
         self.use_pool = pool
+        if pool:
+            prepare_process_pool()
         self._lock = threading.Lock()
         self._summaries: dict[str, FileSummary] = {}
         self._arrived: list[str] = []  # rels in the order their summaries came in
@@ -198,6 +200,15 @@ class ProjectAnalysis:
     def summaries(self) -> dict[str, FileSummary]:
         with self._lock:
             return dict(self._summaries)
+
+
+def prepare_process_pool() -> None:
+    """Start multiprocessing's resource tracker now, while sys.stderr is the real one: once Textual
+    runs it captures stderr (fileno -1), and starting the tracker then fails ("bad value(s) in
+    fds_to_keep"). Create the ProjectAnalysis before the app runs."""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
 
 
 def _engine_defaults(session: Any) -> bool:

@@ -90,8 +90,16 @@ class PortApp(App[int]):
         self.root_note = root_note  # why this folder is the project (shown in the header)
         # the whole project is analysed in the background once the first screen is up (analysis=False:
         # not at all, e.g. benchmarks of one file; a ProjectAnalysis: that one, e.g. a test's)
-        self._analysis_arg = analysis
         self.analysis: ProjectAnalysis | None = None
+        if analysis is True:
+            from hipport.engine.project_analysis import ProjectAnalysis
+
+            # made here, before Textual captures stdout/stderr (a process pool must start its helper
+            # processes with the real ones); started once the first screen is up
+            self.analysis = ProjectAnalysis(session)
+        elif analysis is not False and analysis is not None:
+            self.analysis = analysis
+        self._analysis_started = False
         # translate + analyse the first file while Textual starts: libclang's parse runs outside
         # the GIL, so this overlaps the app's own start-up (the screen then finds it loaded)
         threading.Thread(target=self._preload, name="hipport-preload", daemon=True).start()
@@ -127,13 +135,9 @@ class PortApp(App[int]):
         self.call_after_refresh(self.start_analysis)
 
     def start_analysis(self) -> None:
-        from hipport.engine.project_analysis import ProjectAnalysis
-
-        arg = self._analysis_arg
-        if arg is False or self.analysis is not None:
-            return
-        self.analysis = arg if isinstance(arg, ProjectAnalysis) else ProjectAnalysis(self.session)
-        self.analysis.start()
+        if self.analysis is not None and not self._analysis_started:
+            self._analysis_started = True
+            self.analysis.start()
 
     def on_unmount(self) -> None:
         if self.analysis is not None:

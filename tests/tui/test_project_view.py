@@ -85,3 +85,49 @@ def test_cli_refuses_home_and_asks_before_a_large_plain_folder(
     assert main([str(big)]) == 2  # stdin is not a terminal under pytest: the answer is no
     err = capsys.readouterr().err
     assert "Open it as one project?" in err and "--any-folder" in err
+
+
+POOL_APP = r"""
+import asyncio, sys
+from pathlib import Path
+from hipport.engine.review import ReviewSession
+from hipport.tui.app import PortApp
+
+async def main():
+    app = PortApp(ReviewSession.open(Path(sys.argv[1])))
+    async with app.run_test(size=(120, 34)) as pilot:
+        a = app.analysis
+        for _ in range(1200):
+            if a.finished or a.error:
+                break
+            await pilot.pause(0.1)
+        app.screen._analysis_tick()
+        print(a.use_pool, a.error, a.done, a.total, app.screen.project().findings)
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+def test_large_project_is_analysed_by_the_process_pool_inside_the_running_app(tmp_path: Path) -> None:
+    """In a fresh process, as `hipport PATH` runs it: the pool's helper processes must start while
+    Textual holds stdout/stderr (a bug once made every file fail there)."""
+    import subprocess
+    import sys
+
+    from hipport.engine.project_analysis import POOL_MIN_FILES
+
+    root = tmp_path / "many"
+    root.mkdir()
+    kernel = ("__global__ void k(float* o) {\n  int lane = threadIdx.x % 32;\n"
+              "  o[lane] = __shfl_down_sync(0xffffffff, o[lane], 16);\n}\n")
+    for i in range(POOL_MIN_FILES + 2):
+        (root / f"k{i:03d}.cu").write_text(kernel)
+    proc = subprocess.run([sys.executable, "-c", POOL_APP, str(root)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    use_pool, error, done, total, findings = proc.stdout.split()[-5:]
+    truth = ReviewSession.open(root, autosave=False)
+    per_file = len(truth.load("k000.cu").findings)
+    assert per_file > 0
+    assert (use_pool, error, done, total) == ("True", "None", str(POOL_MIN_FILES + 2), str(POOL_MIN_FILES + 2))
+    assert int(findings) == per_file * (POOL_MIN_FILES + 2)

@@ -23,6 +23,7 @@ __all__ = ["RULES", "Rule", "WarpOptions", "analyze", "wave32_arch"]
 class WarpOptions:
     rocm: tuple[int, int] = (7, 0)
     archs: tuple[str, ...] = ("gfx942",)
+    project_headers: bool = True  # read the file's own quoted headers (constants and kernels defined there)
 
 
 def wave32_arch(arch: str) -> bool:
@@ -42,8 +43,10 @@ def analyze(source: Source, translation: Translation | None = None, options: War
         hits_edits = analyze_python(source.text, opts.rocm, wave32)
     else:
         from .analyzer import Analyzer
+        from .project import project_facts
 
-        res = Analyzer(source.text, opts.rocm, wave32).run()
+        facts = project_facts(source.path, source.text) if opts.project_headers else None
+        res = Analyzer(source.text, opts.rocm, wave32, facts).run()
         hits_edits = [res]
     from .build import build_analysis
 

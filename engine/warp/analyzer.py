@@ -24,6 +24,7 @@ class Analyzer(DeviceRules, HostRules, FileRules, RoleRules):
         self.collect_constants()
         self.collect_lane_helpers()
         self.classify_functions()
+        self.ballot_params()
         self.host_variables()
         self.macro_ids()
         self.device_triggers = (DEVICE_TRIGGERS | self.w32_consts.keys() | self.mask_consts.keys()
@@ -35,6 +36,8 @@ class Analyzer(DeviceRules, HostRules, FileRules, RoleRules):
                 self.virtual_fn = False
             else:
                 self.host_function(f)
+        self.sync_masks()
+        self.header_constant_roles()
         self.constant_roles()  # after the functions: it reads what each function learnt (fn_state)
         self.directives()
         self.file_level()

@@ -18,9 +18,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..cxx import brackets
 from ..edits import Edit
 from .lex import ID, NUM, PUNCT, Tok, int_value, match_brackets, tokenize
 from .prelude import Needs
+from .project import ProjectFacts
 from .scopes import Func, find_functions
 
 SYNC_CALLS = frozenset({
@@ -88,7 +90,9 @@ class Result:
 class Base:
     """Tokens, brackets, functions and what the passes learn; the token helpers every pass shares."""
 
-    def __init__(self, text: str, rocm: tuple[int, int], wave32_in_fatbin: bool) -> None:
+    def __init__(self, text: str, rocm: tuple[int, int], wave32_in_fatbin: bool,
+                 facts: ProjectFacts | None = None) -> None:
+        self.facts = facts or ProjectFacts()
         self.text = text
         self.rocm = rocm
         self.wave32 = wave32_in_fatbin
@@ -125,6 +129,7 @@ class Base:
         self.virtual_fn = False  # the function being scanned is a consistent virtual 32-lane warp (roles.py)
         self.virtual_fns: set[int] = set()
         self.host_vars: dict[str, int] = {}
+        self.ballot_in: dict[int, set[str]] = {}  # device function -> parameters that receive a ballot
         # per device function: the value sets device_function learnt (tid, gid, lane, lane32, warp, ballot)
         self.fn_state: dict[int, tuple[set[str], set[str], set[str], set[str], set[str], set[str]]] = {}  # host `warp_size = 32` variables: name -> literal index
 
@@ -229,19 +234,7 @@ class Base:
 
     def scan_to(self, b: int, hi: int, stops: tuple[str, ...]) -> int:
         """First index from b (before hi) of an unmatched closing bracket or a top-level stop token."""
-        depth = 0
-        while b < hi:
-            x = self.tx[b]
-            if x in ("(", "[", "{"):
-                depth += 1
-            elif x in (")", "]", "}"):
-                if depth == 0:
-                    break
-                depth -= 1
-            elif depth == 0 and x in stops:
-                break
-            b += 1
-        return b
+        return brackets.scan_to(self.tx, b, hi, stops)
 
     def stmt_start(self, k: int, lo: int) -> int:
         s = k
@@ -270,7 +263,8 @@ class Base:
         """Token index of the 32/31 literal in `tid % 32` / `tid & 31` within [a, b), else None."""
         for k in range(a, b):
             x = self.tx[k]
-            if x == "%" and (self.is_int(k + 1, 32) or self.tx[k + 1] in self.w32_consts):
+            if x == "%" and (self.is_int(k + 1, 32) or self.tx[k + 1] in self.w32_consts
+                             or self.tx[k + 1] in self.facts.w32):
                 la, lb = self.left_operand(k, a)
                 if self.tid_derived(la, lb):
                     return k + 1
@@ -281,40 +275,14 @@ class Base:
         return None
 
     def split_args(self, lp: int) -> list[tuple[int, int]]:
+        """Argument spans of the call whose `(` is at lp (none for `()` or an unbalanced `(`)."""
         rp = self.pairs.get(lp)
-        if rp is None:  # unbalanced '(' (a file mid-edit): no arguments to look at
+        if rp is None or rp == lp + 1:  # unbalanced '(' (a file mid-edit), or no arguments
             return []
-        out: list[tuple[int, int]] = []
-        s = lp + 1
-        depth = 0
-        for q in range(lp + 1, rp):
-            x = self.tx[q]
-            if x in ("(", "[", "{"):
-                depth += 1
-            elif x in (")", "]", "}"):
-                depth -= 1
-            elif x == "," and depth == 0:
-                out.append((s, q))
-                s = q + 1
-        if rp > lp + 1:
-            out.append((s, rp))
-        return out
+        return brackets.split_commas(self.tx, lp + 1, rp)
 
     def split_commas(self, a: int, b: int) -> list[tuple[int, int]]:
-        out = []
-        s = a
-        depth = 0
-        for q in range(a, b):
-            x = self.tx[q]
-            if x in ("(", "[", "{"):
-                depth += 1
-            elif x in (")", "]", "}"):
-                depth -= 1
-            elif x == "," and depth == 0:
-                out.append((s, q))
-                s = q + 1
-        out.append((s, b))
-        return out
+        return brackets.split_commas(self.tx, a, b)
 
     def warpid32(self, a: int, b: int) -> int | None:
         for k in range(a, b):
@@ -354,6 +322,13 @@ class Base:
                 return None
             q -= 1
         return None
+
+    def macro_name(self, k: int) -> str:
+        """Name of the `#define` whose body holds token k ("?" for other directives)."""
+        q = k
+        while q > 0 and self.toks[q - 1].pp == self.toks[k].pp:
+            q -= 1
+        return self.tx[q + 2] if self.tx[q + 1] == "define" else "?"
 
     def guard(self, k: int, key: str) -> None:
         x = self.tx[k]

@@ -19,15 +19,19 @@ from .base import (
 )
 from .forms import DeviceForms
 from .lex import ID, NUM, int_value
+from .masks import MaskRules
 from .scopes import Func
 
 
-class DeviceRules(DeviceForms):
+class DeviceRules(DeviceForms, MaskRules):
     def device_function(self, f: Func) -> None:
         a, b = f.body
         self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot = set(), set(), set(), set(), set(), set()
         self.maskvars = {}
         key = f"fn:{f.index}"
+        for name in sorted(self.ballot_in.get(f.index, ())):  # a ballot passed in: a 64-bit mask parameter
+            self.ballot.add(name)
+            self.narrow_mask_name(name, f.index, key, "receives a ballot from its caller")
         self.sub_warp = sorted(self.explicit_width_args(a + 1, b))
         self.uses_index = None
         self.propagate(a + 1, b)
@@ -220,6 +224,8 @@ class DeviceRules(DeviceForms):
                                  "store the ballot in unsigned long long", "store the ballot in lane_mask_t",
                                  f"{x} returns a 64-bit mask in HIP; storing it in 32 bits drops lanes 32-63.",
                                  key), claim=range(span[0], span[1] + 1))
+                elif self.stmt_start(k - 2, a) == k - 2:  # `q = __ballot(...)`, `uint32_t q;` declared apart
+                    self.ballot_declared_apart(k, f.index, key)
             if t.kind == ID and x in BITCOUNT and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 ca, cb = k + 2, self.pairs[k + 1]
                 ns = self.names(ca, cb)

@@ -211,12 +211,18 @@ class FileRules(Base):
             if self.owner[k] < 0 and t.pp < 0 and t.text in ("==", "!="):
                 self.guard(k, "file")
             # W64-09 at file scope (constexpr int W = warpSize; template defaults)
-            if t.text == "warpSize" and self.owner[k] < 0 and t.pp < 0 and self.rocm >= (7, 0):
+            if t.text == "warpSize" and self.owner[k] < 0 and t.pp < 0 and self.rocm >= (7, 0) \
+                    and not self.default_argument(k):
                 self.needs.ws = True
                 self.add(Hit("W64-09", k, [self.edit(k, "64", "W64-09")], [self.edit(k, "HIPPORT_WS", "W64-09")],
                              "64 (compile-time)", "HIPPORT_WS (arch-selected constant)",
                              "warpSize is not constexpr from ROCm 7.0: it cannot initialise a constexpr, be a "
                              "template argument or size an array.", f"const:{k}"))
+
+    def default_argument(self, k: int) -> bool:
+        """`int width = warpSize` in a function's parameter list: evaluated in device code at each call."""
+        call = self.enclosing_call(k)
+        return call is not None and self.tx[k - 1] == "=" and self.tx[call] not in ("static_assert", "__launch_bounds__")
 
     def prelude_offset(self) -> int:
         """Offset after the hip/cuda runtime include line (or after the first include block, or 0)."""

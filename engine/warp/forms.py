@@ -87,6 +87,15 @@ class DeviceForms(Base):
         da, db = q + 2, self.pairs[q + 1]
         div = next((r + 1 for r in range(da, db) if self.tx[r] == "/" and self.is_int(r + 1, 32)), None)
         exact = db == da + 1 and self.is_int(da, 32)
+        # `[32 * F]` in a kernel whose lanes come from warpSize: one row per lane of the real wavefront
+        mul = next((r for r in range(da, db) if self.is_int(r, 32) and db - da == 3
+                    and "*" in (self.tx[r - 1], self.tx[r + 1])), None)
+        if mul is not None and "warpSize" in self.tx[a:b] and "%" not in self.tx[da:db]:
+            self.add(Hit("W64-07", mul, [self.edit(mul, "64", "W64-07")], [self.edit(mul, "64", "W64-07")],
+                         "rows for 64 lanes", "sized by the largest warp (64)",
+                         f"Shared array `{name}` is sized for 32 lanes while this kernel's lanes come from "
+                         "warpSize: on a 64-lane wavefront lanes 32-63 index past its end.", key, "medium"))
+            return
         if div is None and not exact:
             return
         idx_warp = idx_lane = False

@@ -31,6 +31,7 @@ class HostRules(Base):
                     if bb == ba + 1 and self.toks[ba].kind == ID:
                         block_names.add(self.tx[ba])
                     self.block_literal(ba, bb)
+                    self.launch_width(a, k, ba, bb, key)
             if x == "hipLaunchKernelGGL" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
                 if len(args) >= 3:
@@ -106,3 +107,48 @@ class HostRules(Base):
                          "runs partly empty, and width-64 reductions read inactive lanes as 0.",
                          f"perf:{lits[0]}", "medium"))
 
+
+    def launch_width(self, a: int, k: int, ba: int, bb: int, key: str) -> None:
+        """`int threads = 32 * rows; K<<<g, threads>>>` or `dim3 t(32, y)` where kernel K takes its lanes from
+        warpSize: the host passes a width of 32 while the kernel uses the wavefront (issue 9)."""
+        q = k - 1
+        if self.tx[q] == ">":  # K<T><<<...>>>
+            while q > a and self.tx[q] != "<":
+                q -= 1
+            q -= 1
+        kern = next((g for g in self.funcs if g.kernel and g.name == self.tx[q]), None)
+        name = self.tx[q]
+        uses_ws = kern is not None and "warpSize" in self.tx[kern.body[0]:kern.body[1]]
+        if not (uses_ws or (kern is None and name in self.facts.warp_kernels)):
+            return
+        x = self.block_x(a, k, ba, bb, 0)
+        if x is None:
+            return
+        self.needs.host_ws = True
+        self.add(Hit("W64-10", x, [self.edit(x, "64", "W64-10")], [self.edit(x, "hipport_host_warp_size()", "W64-10")],
+                     "64 threads per wavefront", "query the device's warp size",
+                     f"The block's width of 32 threads at the launch of {name} is one warp, but the kernel takes "
+                     "its lanes from warpSize: on a 64-lane wavefront half of each wave's lanes get no work.",
+                     key, "medium", review=f"the launch of {name} at line {self.line(k)} sizes its block "
+                     "with 32 for a kernel that uses warpSize"))
+
+    def block_x(self, a: int, k: int, ba: int, bb: int, depth: int) -> int | None:
+        """Token index of a literal 32 that sets the x size of the block expression [ba, bb), else None."""
+        if depth > 3:
+            return None
+        lits = [q for q in range(ba, bb) if self.is_int(q, 32) and self.tx[q - 1] not in ("/", "%")
+                and self.tx[q + 1] not in ("/", "%")]
+        if lits and all(self.tx[q] not in ("+", "-") for q in range(ba, bb)):
+            return lits[0]
+        if bb == ba + 1 and self.toks[ba].kind == ID:
+            name = self.tx[ba]
+            for q in range(k - 1, a, -1):  # the nearest definition before the launch
+                if self.tx[q] != name or self.tx[q - 1] in (".", "->"):
+                    continue
+                if self.tx[q + 1] == "=" and self.tx[q - 1] in ("int", "unsigned", "size_t", ",", "const", "auto"):
+                    e = self.scan_to(q + 2, k, (";", ","))
+                    return self.block_x(a, q, q + 2, e, depth + 1)
+                if self.tx[q - 1] == "dim3" and self.tx[q + 1] in ("(", "{") and (q + 1) in self.pairs:
+                    parts = self.split_commas(q + 2, self.pairs[q + 1])
+                    return self.block_x(a, q, parts[0][0], parts[0][1], depth + 1) if parts else None
+        return None

@@ -280,7 +280,7 @@ class RoleRules(Base):
                 if self.owner[k] >= 0:
                     self.links.append((key, f"fn:{self.owner[k]}"))
                 elif self.toks[k].pp >= 0:
-                    self.links.append((key, f"macro:{self.macro_of(k)}"))
+                    self.links.append((key, f"macro:{self.macro_name(k)}"))
             if not other:
                 self.needs.ws = True
                 self.add(Hit("W64-08", lit, [self.edit(lit, "64", "W64-08")], [self.edit(lit, "HIPPORT_WS", "W64-08")],
@@ -313,17 +313,38 @@ class RoleRules(Base):
                          use_roles={**dict.fromkeys(lane, LANE), **dict(other)}),
                      claim=[lit, *lane])
 
+    def header_constant_roles(self) -> None:
+        """A warp-size constant defined in one of the file's own headers: its lane uses here take the lane
+        width directly (64 / HIPPORT_WS), which agrees with whatever the header's own fix does (raise or
+        split); its other uses keep the header's value."""
+        for name in sorted(self.facts.w32 - self.w32_consts.keys()):
+            uses = [k for k, t in enumerate(self.toks) if t.kind == ID and t.text == name
+                    and self.tx[k - 1] not in (".", "->", "define", "ifdef", "ifndef", "defined")]
+            roles = [(k, self.use_role(k, name)) for k in uses]
+            lane = [k for k, r in roles if r == LANE]
+            if not lane:
+                continue
+            other = [(k, r) for k, r in roles if r != LANE]
+            first_bad = next(((k, r) for k, r in other if r not in UNDERSTOOD), None)
+            review = f"{name} also {ROLE_TEXT[first_bad[1]]} at line {self.line(first_bad[0])}" if first_bad else ""
+            self.needs.ws = True
+            key = f"w32:{name}"
+            for k in lane:
+                if self.owner[k] >= 0:
+                    self.links.append((key, f"fn:{self.owner[k]}"))
+            self.add(Hit("W64-08", lane[0], [self.edit(k, "64", "W64-08") for k in lane],
+                         [self.edit(k, "HIPPORT_WS", "W64-08") for k in lane],
+                         f"{name} -> 64 where it is the lane width", f"{name} -> HIPPORT_WS where it is the lane width",
+                         f"Warp-size constant {name} (32, from a header of this file) is the hardware lane width in "
+                         f"{len(lane)} uses here: on a 64-lane wavefront they need 64.", key, review=review,
+                         uses=lane[1:] + [k for k, _ in other],
+                         use_roles={**dict.fromkeys(lane, LANE), **dict(other)}), claim=lane)
+
     def def_token(self, name: str, lit: int) -> int:
         q = lit
         while q > 0 and self.tx[q] != name:
             q -= 1
         return q
-
-    def macro_of(self, k: int) -> str:
-        q = k
-        while q > 0 and self.toks[q - 1].pp == self.toks[k].pp:
-            q -= 1
-        return self.tx[q + 2] if self.tx[q + 1] == "define" else "?"
 
     def def_insert(self, name: str, lit: int, new: str, value: str) -> tuple[int, int, str]:
         """(start, end, text) inserting a definition of `new` = value right after `name`'s definition."""
@@ -347,12 +368,30 @@ class RoleRules(Base):
         return self.toks[e].end, self.toks[e].end, f" {quals} int {new} = {value};"
 
     # ------------------------------------------------------------------ host variables
+    def in_launch(self, k: int, a: int, b: int) -> bool:
+        """The statement of token k is a kernel launch or a dim3, or sets a name that one uses."""
+        s, e = self.stmt_bounds(k, a, b)
+        words = self.tx[s:e]
+        if "<<<" in words or "dim3" in words or "hipLaunchKernelGGL" in words:
+            return True
+        target = next((self.tx[q] for q in range(s, e) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
+        if target is None:
+            return False
+        for q in range(a, b):
+            if self.tx[q] == target and q not in range(s, e):
+                s2, e2 = self.stmt_bounds(q, a, b)
+                if "<<<" in self.tx[s2:e2] or "dim3" in self.tx[s2:e2]:
+                    return True
+        return False
+
     def host_variables(self) -> None:
         """`int devID, warp_size = 32;` in host code: one finding at the initializer, listing its uses."""
         for name, lit in self.host_vars.items():
             fi = self.owner[lit]
             a, b = self.funcs[fi].body
             uses = [k for k in range(a, b) if self.toks[k].kind == ID and self.tx[k] == name and k != lit - 2]
+            if not any(self.in_launch(k, a, b) for k in uses):
+                continue  # debug buffers, caps (`t > warpSize ? warpSize : t`): not launch geometry
             const_ctx = any(self.tx[q] in ("constexpr",) for q in range(self.stmt_start(lit, a), lit)) or any(
                 self.tx[k - 1] == "<" or self.tx[k - 1] == "[" for k in uses)
             first = uses[0] if uses else lit

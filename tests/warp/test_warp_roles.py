@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import re
 
-from role_samples import HOST_VAR, LANE_ONLY, MANY_MASKS, RUNTIME_CHECK, TWO_ROLES, VIRTUAL
+from role_samples import (
+    BALLOT_PARAM,
+    HOST_VAR,
+    HOST_WIDTH,
+    LANE_ONLY,
+    MANY_MASKS,
+    MASK_FORMS,
+    RUNTIME_CHECK,
+    SCAN_LAST_LANE,
+    SHARED_ROWS,
+    TWO_ROLES,
+    VIRTUAL,
+)
 
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import port
@@ -107,3 +119,58 @@ def test_prelude_parts_are_fixed_texts_under_their_own_guards() -> None:
 def test_host_warp_size_query_cannot_return_zero() -> None:
     assert "ws <= 0" in HOST_WS and "return ws;" in HOST_WS
     assert re.search(r"ws = 64;.*ws = 32;", HOST_WS, re.S)
+
+
+def _w64(src: Source, review: bool = False) -> str:
+    return port(src, fixes="all", style=FixStyle.WAVE64, allow_review=review).text
+
+
+def test_masks_that_are_not_a_literal_at_the_call_are_widened() -> None:
+    src, a = _one(MASK_FORMS)
+    assert all(g.tier == FixTier.SAFE for g in a.groups)
+    w = _w64(src)
+    for line in ("#define SHFL_UP(v, d) __shfl_up_sync(0xffffffffffffffffull, v, d)",
+                 "#define XOR_ALL(v, m) __shfl_xor_sync(0xffffffffffffffffull, v, m)",
+                 "__device__ float pass_down(float v, int o, unsigned long long mask = 0xffffffffffffffffull) {",
+                 "  unsigned long long work_queue;",
+                 "  work_queue = __ballot_sync(0xffffffffffffffffull, p);",
+                 "  return __ffsll(work_queue) - 1;",
+                 "  unsigned long long member_mask = __activemask();"):
+        assert line in w, line
+    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    assert "  lane_mask_t work_queue;" in p and "__ballot_sync((~lane_mask_t{0}), p)" in p
+
+
+def test_ballot_passed_to_a_narrow_helper_parameter_widens_the_parameter() -> None:
+    src, a = _one(BALLOT_PARAM)
+    assert len(a.groups) == 1 and a.groups[0].tier == FixTier.SAFE
+    w = _w64(src)
+    assert "__device__ int count_below(unsigned long long m, int lane) {" in w
+    assert "return __popcll(m & ((1ull << lane) - 1));" in w
+
+
+def test_host_block_width_32_for_a_warpsize_kernel_is_one_review_group() -> None:
+    src, a = _one(HOST_WIDTH)
+    host = [f for f in a.findings if f.rule == "W64-10"]
+    assert [(f.line, src.text[f.start:f.end]) for f in host] == [(8, "32"), (9, "32")]
+    (g,) = [g for g in a.groups if g.id == host[0].group]
+    assert set(g.finding_ids) == {f.id for f in host}
+    assert g.tier == FixTier.REVIEW and g.tier_reason.startswith("the launch of rows at k.cu:11")
+    p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
+    assert "int thread_x = hipport_host_warp_size();" in p
+    assert "int thread_y = MAX_THREADS / hipport_host_warp_size();" in p
+
+
+def test_shared_rows_per_lane_follow_warpsize() -> None:
+    src, a = _one(SHARED_ROWS)
+    assert {f.rule for f in a.findings} == {"W64-07", "W64-03"}
+    assert "__shared__ int rows[64 * F];" in _w64(src)
+
+
+def test_last_lane_and_scan_bound_change_with_their_lane_id() -> None:
+    src, a = _one(SCAN_LAST_LANE)
+    assert len(a.groups) == 1 and a.groups[0].tier == FixTier.SAFE
+    w = _w64(src)
+    for line in ("int laneid = threadIdx.x % 64;", "for (int c0 = 1; c0 < 64; c0 <<= 1) {",
+                 "if (laneid == 63) sums[threadIdx.x / 64] = v;"):
+        assert line in w, line

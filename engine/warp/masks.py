@@ -1,0 +1,128 @@
+"""32-bit lane masks that are not a literal at the call (issue 9): `~0`, `uint32_t(-1)`, `-1` masks, masks
+inside `#define` bodies, narrow mask parameters of device helpers (`unsigned int mask = 0xffffffff`),
+narrow variables declared apart from their ballot or mask (`uint32_t q; ... q = __ballot_sync(...)`).
+
+Every `*_sync` builtin of HIP `static_assert`s a 64-bit mask, so each of these is a compile error on
+ROCm >= 7.0 and, widened naively to 0xffffffffull, a silent loss of lanes 32-63.
+"""
+
+from __future__ import annotations
+
+from .base import BALLOT_CALLS, FULL32, NARROW_TYPES, SYNC_CALLS, Base, Hit
+from .lex import ID, NUM, int_value
+
+W64_MASK, PORT_MASK = "0xffffffffffffffffull", "(~lane_mask_t{0})"
+
+
+class MaskRules(Base):
+    def full_mask32(self, a: int, b: int) -> bool:
+        """Tokens [a, b) spell a 32-bit all-ones mask: 0xffffffff, ~0, ~0u, -1, uint32_t(-1), (unsigned)-1."""
+        tx = [self.tx[q] for q in range(a, b) if self.tx[q] not in ("(", ")")]
+        if not tx:
+            return False
+        if len(tx) == 1:
+            return self.toks[a].kind == NUM and int_value(tx[0]) == FULL32 and not tx[0].lower().endswith("ll")
+        if tx[0] in NARROW_TYPES | {"uint32_t", "unsigned"}:  # uint32_t(-1), (unsigned)-1, (unsigned int)~0
+            tx = [x for x in tx if x not in NARROW_TYPES | {"uint32_t"}]
+        if len(tx) == 2 and tx[0] in ("~", "-") and int_value(tx[1]) in (0, 1):
+            v = tx[1].lower()
+            return "ll" not in v and ((tx[0] == "~" and int_value(v) == 0) or (tx[0] == "-" and int_value(v) == 1))
+        return False
+
+    def sync_masks(self) -> None:
+        """Every *_sync call in function bodies and macro bodies: its first argument as a mask."""
+        for k, t in enumerate(self.toks):
+            if t.kind != ID or t.text not in SYNC_CALLS or self.tx[k + 1] != "(" or (k + 1) not in self.pairs:
+                continue
+            args = self.split_args(k + 1)
+            if not args:
+                continue
+            fa, fb = args[0]
+            fi = self.owner[k]
+            key = f"fn:{fi}" if fi >= 0 else f"macro:{self.macro_name(k)}" if t.pp >= 0 else f"mask:{k}"
+            if self.full_mask32(fa, fb) and not (fb == fa + 1 and self.toks[fa].kind == NUM and fi >= 0):
+                # (a plain literal in a function body is detect_device's W64-03)
+                self.needs.mask_t = True
+                where = f"in macro {self.macro_name(k)}" if t.pp >= 0 else f"passed to {t.text}"
+                self.add(Hit("W64-03", fa, [self.edit(fa, W64_MASK, "W64-03", fb - 1)],
+                             [self.edit(fa, PORT_MASK, "W64-03", fb - 1)], "64-bit full mask",
+                             "full mask ~lane_mask_t{0}",
+                             f"32-bit full mask {where}: ROCm >= 7.0 rejects it (static_assert: the mask must be a "
+                             "64-bit integer); widened naively it would drop lanes 32-63.", key, end_anchor=fb - 1),
+                         claim=range(fa, fb))
+            elif fb == fa + 1 and self.toks[fa].kind == ID and fi >= 0:
+                self.narrow_mask_name(self.tx[fa], fi, key, f"is the mask of {t.text}")
+
+    def narrow_mask_name(self, name: str, fi: int, key: str, why: str) -> None:
+        """Widen the 32-bit declaration (parameter or local) of the mask or ballot variable `name`."""
+        f = self.funcs[fi]
+        for a, b in (f.header, (f.body[0] + 1, f.body[1])):
+            for q in range(a, b):
+                if self.tx[q] != name or self.toks[q].kind != ID:
+                    continue
+                span = self.declarator_type(q, a)
+                if span is None:
+                    continue
+                s0, s1 = span
+                if any(z in self.claimed for z in range(s0, s1 + 1)):
+                    return
+                w = [self.edit(s0, "unsigned long long", "W64-04", s1)]
+                p = [self.edit(s0, "lane_mask_t", "W64-04", s1)]
+                claim = list(range(s0, s1 + 1))
+                if self.tx[q + 1] == "=" and self.toks[q + 2].kind == NUM and int_value(self.tx[q + 2]) == FULL32 \
+                        and (q + 2) not in self.claimed:
+                    w.append(self.edit(q + 2, W64_MASK, "W64-04"))
+                    p.append(self.edit(q + 2, PORT_MASK, "W64-04"))
+                    claim.append(q + 2)
+                self.needs.mask_t = True
+                self.add(Hit("W64-04", s0, w, p, "declare the mask 64-bit", "declare the mask as lane_mask_t",
+                             f"`{name}` is declared 32-bit but {why}: HIP masks and ballots are 64-bit, so lanes "
+                             "32-63 are dropped (and *_sync builtins reject a 32-bit mask).", key), claim=claim)
+                return
+
+    def declarator_type(self, q: int, lo: int) -> tuple[int, int] | None:
+        """Span of the narrow type in `TYPE name` when that declaration declares `name` alone."""
+        if self.tx[q + 1] not in (";", "=", ",", ")"):
+            return None
+        s = q
+        while s > lo and self.tx[s - 1] not in (";", "{", "}", "(", ","):
+            s -= 1
+        if self.tx[q + 1] == "," and self.tx[s - 1] != "(" and self.tx[s - 1] != ",":
+            return None  # `int a, name` would widen `a` too
+        span = self.narrow_type_span(s, q)
+        if span is None or span[1] != q - 1:
+            return None
+        return span
+
+    def ballot_declared_apart(self, k: int, fi: int, key: str) -> None:
+        """`q = __ballot_sync(...)` with `uint32_t q;` declared elsewhere in the function."""
+        name = self.tx[k - 2]
+        if self.toks[k - 2].kind == ID and self.tx[k - 1] == "=" and self.tx[k] in BALLOT_CALLS:
+            self.narrow_mask_name(name, fi, key, f"holds {self.tx[k]}")
+
+    def ballot_params(self) -> None:
+        """A ballot passed to a device helper: the helper's parameter holds a 64-bit mask (`ballot_in`)."""
+        by_name = {f.name: f for f in self.funcs if f.device}
+        for f in self.funcs:
+            if not f.device:
+                continue
+            a, b = f.body
+            held = {self.tx[q - 2] for q in range(a, b) if self.tx[q] in BALLOT_CALLS and self.tx[q - 1] == "="}
+            for k in range(a + 1, b):
+                g = by_name.get(self.tx[k])
+                if g is None or self.tx[k + 1] != "(" or (k + 1) not in self.pairs or g.index == f.index:
+                    continue
+                params = self.split_commas(g.header[0], g.header[1])
+                lp = next((q for q in range(g.header[0], g.header[1]) if self.tx[q] == "(" and q in self.pairs
+                           and self.pairs[q] < g.header[1] and self.tx[q - 1] == g.name), None)
+                if lp is None:
+                    continue
+                params = self.split_args(lp)
+                for i, (xa, xb) in enumerate(self.split_args(k + 1)):
+                    ns = self.names(xa, xb)
+                    if i < len(params) and (ns & BALLOT_CALLS or ns & held):
+                        pa, pb = params[i]
+                        name = next((self.tx[q] for q in range(pb - 1, pa - 1, -1) if self.toks[q].kind == ID
+                                     and self.tx[q + 1] in (",", ")", "=")), None)
+                        if name is not None:
+                            self.ballot_in.setdefault(g.index, set()).add(name)

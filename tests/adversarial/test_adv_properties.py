@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hipport.engine.edits import Edit, apply_edits, find_conflict, line_starts
-from hipport.engine.model import FixStyle
+from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import port
 from hipport.engine.source import Language, Source
 from hipport.engine.translate import TranslateOptions, translate
@@ -166,7 +166,17 @@ def test_warp_fixes_never_overlap_translation_and_apply_cleanly(segs: list[Seg],
                 assert 0 <= e.start <= e.end <= len(text)
             assert find_conflict([*tr.edits, *fx.edits]) is None, (f.id, fx.edits)
     res = port(src, TOKENS, fixes="all", style=style, warp_options=WarpOptions(archs=arch))
-    assert isinstance(res.text, str)
+    applied = set(res.applied_findings)
+    by_id = {f.id: f for f in an.findings}
+    for g in an.groups:
+        fixed = {i for i in g.finding_ids if by_id[i].fix(style) is not None}
+        if fixed & applied:
+            assert fixed <= applied, g.id  # a group is applied whole
+            assert g.tier == FixTier.SAFE, g.id  # `--fixes all` never applies a REVIEW group
+    if not applied:  # nothing applied: the port is the translation, byte for byte
+        assert res.text == apply_edits(text, tr.edits)
+    if style == FixStyle.WAVE64 and any(a.startswith("gfx1") for a in arch):
+        assert not applied  # a wave64 fix is never offered with a wave32 target in the fat binary
 
 
 # ------------------------------------------------------------------------------------ real samples

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from hipport.engine.model import FixStyle
 from hipport.engine.source import read_source
 from hipport.engine.warp import analyze
 
@@ -19,11 +20,55 @@ def test_corpus_covers_every_rule_both_ways() -> None:
     assert {p.name[:6] for p in NOFIRE} == {f"W64-{i:02d}" for i in range(1, 24)}
 
 
+# rule -> (line, text at the finding, (original, wave64 replacement) of its first edit or None, tier)
+EXPECT: dict[str, tuple[int, str, tuple[str, str] | None, str]] = {
+    "W64-01": (9, "31", ("31", "63"), "safe"),
+    "W64-02": (9, "32", ("32", "64"), "safe"),
+    "W64-03": (8, "0xffffffff", ("0xffffffff", "0xffffffffffffffffull"), "safe"),
+    "W64-04": (7, "unsigned", ("unsigned", "unsigned long long"), "safe"),
+    "W64-05": (9, "1u", ("1u", "1ull"), "safe"),
+    "W64-06": (7, "16", ("16", "32"), "safe"),
+    "W64-07": (9, "32", ("32", "64"), "safe"),
+    "W64-08": (5, "32", ("32", "64"), "safe"),
+    "W64-09": (5, "warpSize", ("warpSize", "64"), "safe"),
+    "W64-10": (26, "32", ("32", "64"), "review"),
+    "W64-11": (14, "32", ("32", "64"), "safe"),
+    "W64-12": (12, "32", None, "review"),
+    "W64-13": (11, "32", None, "review"),
+    "W64-14": (10, "16", ("", "__syncwarp();\n  if (lane < 32) s[t] += s[t + 32];\n  __syncwarp();\n  "), "safe"),
+    "W64-15": (7, "asm", ('asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane))', "lane = __lane_id()"), "safe"),
+    "W64-16": (6, "0xffffffff", ("0xffffffff", "0xffffffffffffffffull"), "safe"),
+    "W64-17": (12, "31", ("31", "63"), "safe"),
+    "W64-18": (9, "32", ("32", "64"), "safe"),
+    "W64-19": (5, "4", (", 4", ""), "safe"),
+    "W64-20": (18, "32", ("!= 32", "!= 64"), "safe"),
+    "W64-21": (8, "32", ("32", "64"), "safe"),
+    "W64-22": (6, "__AMDGCN_WAVEFRONT_SIZE", ("defined(__AMDGCN_WAVEFRONT_SIZE)", "1"), "safe"),
+    "W64-23": (8, "32", ("32", "64"), "safe"),
+}
+
+
 @pytest.mark.parametrize("path", FIRE, ids=lambda p: p.name)
 def test_rule_fires(path: Path) -> None:
-    a = analyze(read_source(path))
-    rules = {f.rule for f in a.findings}
-    assert path.name[:6] in rules, rules
+    """The rule fires at the line and token it is about, with the exact wave64 edit and tier."""
+    src = read_source(path)
+    a = analyze(src)
+    rule = path.name[:6]
+    mine = [f for f in a.findings if f.rule == rule]
+    assert mine, {f.rule for f in a.findings}
+    f = mine[0]
+    line, text, edit, tier = EXPECT[rule]
+    assert (f.line, src.text[f.start:f.end]) == (line, text)
+    fx = f.fix(FixStyle.WAVE64)
+    if edit is None:
+        assert fx is None
+    else:
+        assert fx is not None
+        e = fx.edits[0]
+        assert (src.text[e.start:e.end], e.replacement) == edit
+    (g,) = [g for g in a.groups if g.id == f.group]
+    assert g.tier.value == tier
+    assert (g.tier_reason != "") == (tier == "review")
 
 
 @pytest.mark.parametrize("path", NOFIRE, ids=lambda p: p.name)

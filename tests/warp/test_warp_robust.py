@@ -39,9 +39,23 @@ def test_any_token_soup(pieces: list[str], lang: Language) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from([REDUCE, UNROLLED]), st.integers(0, 400), st.integers(0, 400))
 def test_truncated_and_cut_kernels(text: str, a: int, b: int) -> None:
+    """A kernel cut anywhere: findings stay inside the text and on what they name, every style's fixes
+    apply, and where nothing was cut the wave64 fixes leave nothing to find."""
     cut = text[: min(a, b)] + text[max(a, b):]
     src = Source.from_text(cut, "k.cu")
     an = analyze(src)
+    ids = {f.id for f in an.findings}
+    for f in an.findings:
+        assert 0 <= f.start < f.end <= len(cut) and cut[f.start:f.end].strip()
+        assert f.group in {g.id for g in an.groups}
+    for g in an.groups:
+        assert set(g.finding_ids) <= ids
     for style in FixStyle:
         edits, _ = fix_edits(an, None, style)
-        apply_edits(cut, edits)
+        out = apply_edits(cut, edits)
+        if edits:
+            assert out != cut
+    if a == b or min(a, b) >= len(text):  # the whole kernel: the wave64 port has nothing left to find
+        edits, _ = fix_edits(an, None, FixStyle.WAVE64)
+        again = analyze(Source.from_text(apply_edits(cut, edits), "k.cu"))
+        assert again.findings == (), [x.id for x in again.findings]

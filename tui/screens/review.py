@@ -2,17 +2,23 @@
 
 Every key goes through the engine's ReviewSession (decide, undo, write, commit ...); the screen then
 repaints from the session, so what is shown is always what the session holds.
+
+Parts live beside it: review_project.py (file list and header from the whole-project view, layout by
+width), review_tools.py (editor, outside edits, search, one decision for identical findings, the
+overview), review_support.py (gutter marks, rule texts, branch). This module (~740 lines) keeps the
+layout, opening/painting a file, deciding, moving, writing/committing and the key bindings of the run
+pane; the write-and-build flow is the next candidate to move out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -21,46 +27,34 @@ from textual.widgets import Input, OptionList, Static
 
 from hipport.engine.fsutil import WriteError
 from hipport.engine.model import FixStyle, FixTier
-from hipport.engine.project_analysis import FileView, ProjectView, file_view, project_view
+from hipport.engine.project_analysis import FileView
 from hipport.engine.review import Decision, FileStatus, ReviewError, ReviewSession
 
 from ..keymap import bindings
 from ..labels import (
-    DECISION_MARK,
     HELD_MARK,
-    SEVERITY_GUTTER_CLASS,
-    SEVERITY_SYMBOL,
     STALE_MARK,
-    STATE_COLOUR,
-    STATE_SYMBOL,
     decision_word,
     plain_ids,
 )
 from ..opening import first_file
 from ..widgets.diff_view import DiffView, Mark
-from ..widgets.file_list import FileItem, FileList
+from ..widgets.file_list import FileList
 from ..widgets.finding_panel import FindingPanel, PanelData
 from ..widgets.review_footer import ReviewFooter
 from ..widgets.run_pane import RunPane
 from ..widgets.search_bar import SearchBar
+from .review_project import ProjectPanes
+from .review_support import GutterMarks, branch_name, rule_help, rule_text
 from .review_tools import ReviewTools
 
 if TYPE_CHECKING:
     from .commit import CommitRequest
 
-STACK_BELOW = 120  # columns: below this the diff is stacked (CUDA line above HIP line)
 OUTPUT_MODES = ("sibling", "in-place", "folder")
 
 
-def file_item(row: FileView) -> FileItem:
-    counts = f"{row.decided}/{row.findings}" if row.findings else ""
-    if row.unsupported:
-        counts += f" {row.unsupported}?"
-    return FileItem(row.rel, row.state.value, STATE_SYMBOL[row.state], counts.strip(),
-                    STATE_COLOUR.get(row.state, "muted"))
-
-
-class ReviewScreen(ReviewTools, Screen[None]):
+class ReviewScreen(ReviewTools, ProjectPanes, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings()  # type: ignore[assignment]
     AUTO_FOCUS = "DiffView"
 
@@ -124,70 +118,6 @@ class ReviewScreen(ReviewTools, Screen[None]):
         self.refresh_status()
         self._analysis_timer = self.set_interval(0.5, self._analysis_tick)
         self.set_interval(2.0, self.watch_disk)
-
-    def _analysis_tick(self) -> None:
-        """While the project is analysed in the background: progress, file states and counts."""
-        analysis = getattr(self.app, "analysis", None)
-        if analysis is None:
-            return
-        seen = max(self._analysis_seen, 0)
-        new = analysis.arrived_since(seen)
-        if not new and not (analysis.finished or analysis.error):
-            return
-        self._analysis_seen = seen + len(new)
-        for rel in new:  # only the rows whose summaries came in since the last tick
-            self.touch_row(rel)
-        view = self.project()
-        self.refresh_files(view)
-        self.refresh_status(view)
-        if analysis.finished or analysis.error:
-            self._analysis_timer.stop()
-
-    def project(self) -> ProjectView:
-        """The project's rows and totals. Built in full once (and after invalidate_rows); after that
-        single rows are updated (touch_row), so a key press does not walk 5,000 files."""
-        analysis = getattr(self.app, "analysis", None)
-        if not self._rows:
-            full = project_view(self.session, analysis)
-            self._rows = {r.rel: r for r in full.rows}
-            self._items_built = False  # the file list is rebuilt from these rows
-            return full
-        return ProjectView.of(list(self._rows.values()), analysis.error if analysis is not None else None)
-
-    def touch_row(self, rel: str) -> None:
-        if not self._rows or rel not in self._rows:
-            return
-        analysis = getattr(self.app, "analysis", None)
-        summary = analysis.summary(rel) if analysis is not None else None
-        row = file_view(self.session, self.session.entry(rel), summary)
-        if row != self._rows[rel]:
-            self._rows[rel] = row
-            self._dirty_rows.add(rel)
-
-    def invalidate_rows(self) -> None:
-        """Something may have changed many files (write, commit, output mode, rescan): rebuild."""
-        self._rows = {}
-
-    # ---- width: stacked diff and a short footer in narrow terminals ---------------------------
-    def on_resize(self, event: events.Resize) -> None:
-        self.apply_width(event.size.width)
-
-    def apply_width(self, width: int) -> None:
-        stacked = width < STACK_BELOW if self.stacked_choice is None else self.stacked_choice
-        if stacked != self.diff.stacked:
-            self.diff.set_layout(stacked=stacked)
-        self.query_one(ReviewFooter).set_width(width)
-
-    def action_toggle_layout(self) -> None:
-        self.stacked_choice = not self.diff.stacked
-        self.diff.set_layout(stacked=self.stacked_choice)
-        self.say("Stacked layout: CUDA line above HIP line (v: side by side)" if self.stacked_choice
-                 else "Side by side (v: stacked)")
-
-    def action_toggle_wrap(self) -> None:
-        self.diff.set_layout(wrap=not self.diff.wrap)
-        self.say("Long lines wrap (W: scroll sideways instead)" if self.diff.wrap
-                 else "Long lines end in … ; left/right scroll both columns (W: wrap)")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # search keys exist only while a search is active: otherwise n is reject and escape is free
@@ -330,47 +260,6 @@ class ReviewScreen(ReviewTools, Screen[None]):
             tier_reason=tier_reason,
             group_edits=group_edits,
         ))
-
-    def refresh_files(self, view: ProjectView | None = None) -> None:
-        if view is None:
-            view = self.project()
-        dirty, self._dirty_rows = self._dirty_rows, set()
-        if self._items_built and dirty is not None:
-            # only the rows that changed since the last refresh (and the current-file marker)
-            self.file_list.update_items({rel: file_item(self._rows[rel]) for rel in dirty if rel in self._rows},
-                                        self.rel)
-        else:
-            self.file_list.set_items([file_item(e) for e in view.rows], self.rel)
-            self._items_built = True
-        self.file_list.set_progress(view.done, view.total, view.stopped)
-
-    def refresh_status(self, view: ProjectView | None = None) -> None:
-        if view is None:
-            view = self.project()
-        if self.branch is None:
-            self.branch = branch_name(self.session.root)
-        parts = [self.session.root.name, self.branch]
-        note = getattr(self.app, "root_note", "")
-        if note:
-            parts.append(note)
-        for e in view.rows:
-            if e.rel == self.rel:
-                parts.append(f"{e.rel} {e.decided}/{e.findings}")
-        if view.final:
-            parts.append(f"all {view.decided}/{view.findings} decided")
-        elif view.stopped:
-            parts.append(f"analysis stopped ({view.stopped}): {view.decided}/{view.findings}+ decided")
-        else:
-            parts.append(f"analysing… {view.done}/{view.total} files: {view.decided}/{view.findings}+ decided")
-        if view.unsupported:
-            parts.append(f"{view.unsupported} unsupported")
-        unwritten = len(self.session.unwritten())
-        if unwritten:
-            parts.append(f"{unwritten} unwritten")
-        parts.append(f"{self.session.config.fix_style.value} · {self.session.config.output_mode}")
-        if self.last_message:
-            parts.append(self.last_message)
-        self.query_one("#status-bar", Static).update(" · ".join(parts))
 
     def say(self, message: str, severity: str = "information") -> None:
         message = plain_ids(message)
@@ -855,69 +744,3 @@ class ReviewScreen(ReviewTools, Screen[None]):
     def _noop(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
 
-
-class GutterMarks(Mapping[str, Mark]):
-    """The gutter mark of each finding, computed when a visible row asks (a 10,000-line file has
-    thousands of findings; a key press must not look up every decision)."""
-
-    def __init__(self, session: ReviewSession, rel: str, by_id: Mapping[str, Any],
-                 stale: Mapping[str, Decision] | None, held: Mapping[str, str] | None = None) -> None:
-        self.session = session
-        self.rel = rel
-        self.by_id = by_id
-        self.stale = stale
-        self.held = held or {}
-        self._memo: dict[str, Mark] = {}
-
-    def __getitem__(self, fid: str) -> Mark:
-        mark = self._memo.get(fid)
-        if mark is not None:
-            return mark
-        f = self.by_id[fid]
-        sev = str(f.severity.value)
-        if self.stale is not None:
-            decision, cls, _ = STALE_MARK if fid in self.stale else DECISION_MARK[Decision.PENDING]
-        else:
-            choice = self.session.decision(self.rel, fid)
-            if choice == Decision.ACCEPTED and f.group in self.held:
-                decision, cls, _ = HELD_MARK  # accepted, but its group is held back: not applied
-            else:
-                decision, cls, _ = DECISION_MARK[choice]
-        mark = Mark(SEVERITY_SYMBOL.get(sev, "?"), SEVERITY_GUTTER_CLASS.get(sev, "diff--sev-perf"), decision, cls)
-        self._memo[fid] = mark
-        return mark
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.by_id)
-
-    def __len__(self) -> int:
-        return len(self.by_id)
-
-
-def rule_text(rule_id: str) -> tuple[str, str]:
-    """(title, explanation) of a warp rule from the engine's catalog; ("", "") for an unknown id."""
-    from hipport.engine.warp.rules import RULES
-
-    rule = RULES.get(rule_id)
-    return (rule.title, rule.explanation) if rule is not None else ("", "")
-
-
-def rule_help(rule_id: str) -> str:
-    """The rule's help page (Markdown) from the engine's catalog; "" when there is none."""
-    from hipport.engine.warp.rules import RULES
-
-    rule = RULES.get(rule_id)
-    return rule.help_markdown if rule is not None else ""
-
-
-def branch_name(root: Path) -> str:
-    """The current branch, "detached", or "no git" (not a repository, or git cannot read it)."""
-    from hipport.engine.vcs import repo_state
-
-    try:
-        state = repo_state(root)
-    except Exception:  # no git executable, an unreadable repository: the header says so, the app goes on
-        return "no git"
-    if state.branch:
-        return state.branch
-    return "detached" if state.detached else "no git"

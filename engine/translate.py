@@ -190,6 +190,7 @@ def translate_text(
     *,
     base: int = 0,
     cuda_file: bool = True,
+    c_header: bool = False,
     insert_runtime: bool = True,
     newline: str = "\n",
     user_spans: frozenset[int] = frozenset(),
@@ -543,7 +544,13 @@ def translate_text(
     if (insert_runtime and not inc.has_runtime and has_code
             and (cuda_file or used_in_code or _has_cuda_code(toks))):
         ins = runtime_insertion(toks, directives, newline, inc.first_include, skip_dirs)
-        edit(ins.start, ins.end, ins.replacement, ins.rule, ins.note)
+        repl = ins.replacement
+        if c_header and not cuda_file:
+            # a .h may also be included by C files (HeCBench frna: cu.h from main.c), and
+            # hip_runtime.h is C++ only: "Must define exactly one of __HIP_PLATFORM_AMD__ ..."
+            line = f"#include <{HIP_RUNTIME_HEADER}>"
+            repl = repl.replace(line, f"#ifdef __cplusplus{newline}{line}{newline}#endif")
+        edit(ins.start, ins.end, repl, ins.rule, ins.note)
         runtime_ins_at = ins.start
         out.count("include")
 
@@ -723,7 +730,7 @@ def translate(source: Source, options: TranslateOptions | None = None) -> Transl
             raise TranslateError(f"AST mode unavailable: {why}")
     suffix = source.path.suffix.lower() if source.path is not None else ""
     cuda_file = suffix in CUDA_SUFFIXES or (source.path is None and source.language == Language.CUDA)
-    out = translate_text(source.text, options, source.line_col, cuda_file=cuda_file,
+    out = translate_text(source.text, options, source.line_col, cuda_file=cuda_file, c_header=suffix == ".h",
                          newline=source.newline, user_spans=user_spans, toks=toks)
     if options.sibling_outputs and source.path is not None:
         from .cxx.lexer import directive_spans

@@ -120,3 +120,21 @@ def test_vector_operators_and_shims_port_compiles(tmp_path: Path) -> None:
     convert(".", "--in-place", "--no-backup", "--shims", cwd=tmp_path / "shims")
     p = hipcc(tmp_path / "shims" / "main.cu")
     assert p.returncode == 0, p.stderr[-3000:]
+
+
+def test_header_shared_with_c_files_still_compiles_as_c(tmp_path: Path) -> None:
+    """HeCBench frna's pattern: cu.h uses CUDA names under #ifdef __CUDACC__ and main.c includes it."""
+    (tmp_path / "cu.h").write_text("#ifndef CU_H\n#define CU_H\n#ifdef __CUDACC__\n"
+                                   "#define CHECK(x) if ((x) != cudaSuccess) return 1;\n#define DEV __device__\n#endif\n"
+                                   "int helper(int);\n#endif\n")
+    (tmp_path / "main.c").write_text('#include "cu.h"\nint helper(int x) { return x + 1; }\n')
+    (tmp_path / "k.cu").write_text('#include "cu.h"\n__global__ void k() {}\n'
+                                   "int run() { k<<<1, 1>>>(); CHECK(cudaDeviceSynchronize()); return 0; }\n")
+    convert(".", "--in-place", "--no-backup", cwd=tmp_path)
+    assert "#ifdef __cplusplus\n#include <hip/hip_runtime.h>\n#endif\n" in (tmp_path / "cu.h").read_text()
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    c = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-w", "-c", "main.c", "-o", "main.o"], cwd=tmp_path,
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert c.returncode == 0, c.stderr[-3000:]
+    p = hipcc(tmp_path / "k.cu")
+    assert p.returncode == 0, p.stderr[-3000:]

@@ -185,12 +185,13 @@ class DeviceRules(DeviceForms, MaskRules):
                                  "lane = ... & 63", "lane = ... & (warpSize - 1)",
                                  "Lane id masked with 31: lanes 32-63 of a 64-lane wavefront alias lanes 0-31.",
                                  key, conf))
-            if x == "/" and self.is_int(k + 1, 32):
+            flt = x == "/" and self.tx[k + 1].lower().rstrip("f") in ("32.", "32.0")  # blockDim.x / 32.f
+            if x == "/" and (self.is_int(k + 1, 32) or flt):
                 la, lb = self.left_operand(k, a)
                 if self.tid_derived(la, lb) or self.is_blockdim(la, lb):
                     if not self.in_shared_dim(k):
-                        self.add(Hit("W64-02", k + 1, [self.edit(k + 1, "64", "W64-02")],
-                                     [self.edit(k + 1, "warpSize", "W64-02")],
+                        self.add(Hit("W64-02", k + 1, [self.edit(k + 1, "64.f" if flt else "64", "W64-02")],
+                                     [self.edit(k + 1, "(float)warpSize" if flt else "warpSize", "W64-02")],
                                      "warp id / warp count by 64", "warp id / warp count by warpSize",
                                      "Warp id or warp count computed with 32: a 64-lane wavefront is counted as two "
                                      "warps, so per-warp slots and loops disagree with the hardware.", key))

@@ -174,3 +174,14 @@ def test_last_lane_and_scan_bound_change_with_their_lane_id() -> None:
     for line in ("int laneid = threadIdx.x % 64;", "for (int c0 = 1; c0 < 64; c0 <<= 1) {",
                  "if (laneid == 63) sums[threadIdx.x / 64] = v;"):
         assert line in w, line
+
+
+def test_float_warp_count_is_a_warp_count() -> None:
+    text = ("__global__ void k(float* s, float* out) {\n"
+            "  float v = __shfl_sync(0xffffffffffffffffull, s[threadIdx.x], 0);\n"
+            "  if (threadIdx.x < blockDim.x / 32.f) out[threadIdx.x] = v;\n}\n")
+    src, a = _one(text)
+    (f,) = a.findings
+    assert (f.rule, src.text[f.start:f.end]) == ("W64-02", "32.f")
+    assert "blockDim.x / 64.f" in _w64(src)
+    assert "blockDim.x / (float)warpSize" in port(src, fixes="all", style=FixStyle.PORTABLE).text

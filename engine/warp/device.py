@@ -31,7 +31,7 @@ class DeviceRules(DeviceForms, MaskRules):
         key = f"fn:{f.index}"
         for name in sorted(self.ballot_in.get(f.index, ())):  # a ballot passed in: a 64-bit mask parameter
             self.ballot.add(name)
-            self.narrow_mask_name(name, f.index, key, "receives a ballot from its caller")
+            self.narrow_mask_name(name, f.index, f"masks:{f.index}", "receives a ballot from its caller")
         self.sub_warp = sorted(self.explicit_width_args(a + 1, b))
         self.uses_index = None
         self.propagate(a + 1, b)
@@ -117,6 +117,9 @@ class DeviceRules(DeviceForms, MaskRules):
         toks = self.toks
         tx = self.tx
         trig = self.device_triggers
+        # masks and ballot types are their own value: widening them is right whatever the lane ids do,
+        # so they form their own group per function (a safe mask fix is not held by a review lane fix)
+        mkey = f"masks:{f.index}"
         for k in [j for j in range(a, b) if tx[j] in trig or (tx[j][:1].isdigit() and int_value(tx[j]) in TRIG_NUMS)]:
             t = toks[k]
             x = t.text
@@ -131,7 +134,7 @@ class DeviceRules(DeviceForms, MaskRules):
                                  "compare with the 64-lane full mask ~0ull",
                                  "compare with ~lane_mask_t{0}",
                                  "A full-warp test against 0xffffffff is never true on a 64-lane wavefront "
-                                 "(ballots and __activemask() are 64-bit in HIP).", key))
+                                 "(ballots and __activemask() are 64-bit in HIP).", mkey))
             # W64-23: __shfl with a 32-lane source and no width
             if x in ("__shfl", "__shfl_sync") and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
@@ -205,13 +208,13 @@ class DeviceRules(DeviceForms, MaskRules):
                                  key), claim=[k, k + 1])
             # W64-03: 32-bit full mask passed to a *_sync builtin
             if t.kind == NUM and int_value(x) == FULL32 and self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS:
-                self.mask_literal_hit(k, key, "passed to " + self.tx[k - 2])
+                self.mask_literal_hit(k, mkey, "passed to " + self.tx[k - 2])
             if t.kind == ID and x in SYNC_CALLS and self.tx[k + 1] == "(":
                 first = self.split_args(k + 1)
                 if first:
                     fa, fb = first[0]
                     if fb == fa + 1 and self.tx[fa] in self.maskvars:
-                        self.mask_var_hit(self.tx[fa], key, a, b)
+                        self.mask_var_hit(self.tx[fa], mkey, a, b)
                     if fb == fa + 1 and self.tx[fa] in self.mask_consts:
                         self.links.append((key, f"mask:{self.tx[fa]}"))
             # W64-04: ballot stored in 32 bits; __popc/__ffs/__clz of a ballot
@@ -224,9 +227,9 @@ class DeviceRules(DeviceForms, MaskRules):
                                  [self.edit(span[0], "lane_mask_t", "W64-04", span[1])],
                                  "store the ballot in unsigned long long", "store the ballot in lane_mask_t",
                                  f"{x} returns a 64-bit mask in HIP; storing it in 32 bits drops lanes 32-63.",
-                                 key), claim=range(span[0], span[1] + 1))
+                                 mkey), claim=range(span[0], span[1] + 1))
                 elif self.stmt_start(k - 2, a) == k - 2:  # `q = __ballot(...)`, `uint32_t q;` declared apart
-                    self.ballot_declared_apart(k, f.index, key)
+                    self.ballot_declared_apart(k, f.index, mkey)
             if t.kind == ID and x in BITCOUNT and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 ca, cb = k + 2, self.pairs[k + 1]
                 ns = self.names(ca, cb)
@@ -235,7 +238,7 @@ class DeviceRules(DeviceForms, MaskRules):
                     port = [ll] if x != "__clz" else None
                     self.add(Hit("W64-04", k, [ll], port, f"{BITCOUNT[x]}(mask)", f"{BITCOUNT[x]}(mask)",
                                  f"{x} takes 32 bits: on a 64-bit ballot it ignores lanes 32-63"
-                                 + (" (__ffs is even ambiguous)." if x == "__ffs" else "."), key))
+                                 + (" (__ffs is even ambiguous)." if x == "__ffs" else "."), mkey))
             # W64-05: 1u << lane
             if t.kind == NUM and int_value(x) == 1 and self.tx[k + 1] == "<<" and "." not in x:
                 ea = k + 2

@@ -39,7 +39,7 @@ class MaskRules(Base):
                 continue
             fa, fb = args[0]
             fi = self.owner[k]
-            key = f"fn:{fi}" if fi >= 0 else f"macro:{self.macro_name(k)}" if t.pp >= 0 else f"mask:{k}"
+            key = f"masks:{fi}" if fi >= 0 else f"macro:{self.macro_name(k)}" if t.pp >= 0 else f"mask:{k}"
             if self.full_mask32(fa, fb) and not (fb == fa + 1 and self.toks[fa].kind == NUM and fi >= 0):
                 # (a plain literal in a function body is detect_device's W64-03)
                 self.needs.mask_t = True
@@ -126,3 +126,4 @@ class MaskRules(Base):
                                      and self.tx[q + 1] in (",", ")", "=")), None)
                         if name is not None:
                             self.ballot_in.setdefault(g.index, set()).add(name)
+                            self.links.append((f"masks:{f.index}", f"masks:{g.index}"))

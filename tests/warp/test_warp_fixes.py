@@ -42,13 +42,16 @@ def test_a_group_is_applied_whole() -> None:
     a = analyze(src)
     by_rule = {f.rule: f for f in a.findings}
     assert {"W64-01", "W64-03", "W64-06"} <= set(by_rule)
-    assert len({f.group for f in a.findings}) == 1
-    group = a.groups[0]
-    assert set(group.finding_ids) == {f.id for f in a.findings}
-    # asking for the lane fix alone still brings the loop start and the mask along
+    # the lane id and the loop start belong to one value (the kernel's lane width) and form one group;
+    # the masks are another value (right at 64 bits whatever the lanes do) and form their own
+    lane = by_rule["W64-01"].group
+    assert by_rule["W64-06"].group == lane and by_rule["W64-03"].group != lane
+    group = next(g for g in a.groups if g.id == lane)
+    assert set(group.finding_ids) == {by_rule["W64-01"].id, by_rule["W64-06"].id}
+    # asking for the lane fix alone still brings the loop start along, and nothing else
     edits, applied = fix_edits(a, {"W64-01"}, FixStyle.WAVE64)
     out = apply_edits(src.text, edits)
-    assert "threadIdx.x % 64" in out and "o = 32" in out and "0xffffffffffffffffull" in out
+    assert "threadIdx.x % 64" in out and "o = 32" in out and "0xffffffffffffffffull" not in out
     assert set(applied) == set(group.finding_ids)
 
 
@@ -122,7 +125,8 @@ def test_unrolled_chain_and_macro_lane_ids_form_one_group() -> None:
     a = analyze(src)
     rules = [f.rule for f in a.findings]
     assert rules.count("W64-06") == 1 and "W64-01" in rules and "W64-02" in rules
-    assert len(a.groups) == 1
+    lane = {f.group for f in a.findings if f.rule != "W64-03"}
+    assert len(lane) == 1 and len(a.groups) == 2  # lane ids + chain, and the masks
     w = port(src, fixes="all", style=FixStyle.WAVE64).text
     assert "v += __shfl_down_sync(0xffffffffffffffffull, v, 32);\n  v += __shfl_down_sync(0xffffffffffffffffull, v, 16);" in w
     assert "#define LANE_ID (threadIdx.x & 63)" in w and "#define WARP_ID (threadIdx.x >> 6)" in w

@@ -158,7 +158,7 @@ def translate_makefile(text: str, ft: FlagTranslator) -> None:
                 if not ft.compiler(w):
                     ft.path_edit(w)
             continue
-        if ln.assign and (ln.assign not in context or _arch_like(value_words(ln))):
+        if ln.assign and i not in compile_lines and (ln.assign not in context or _arch_like(value_words(ln))):
             later.append(ln)  # after every command line: an arch flag may name this variable
             continue
         if ln.assign or i in compile_lines:

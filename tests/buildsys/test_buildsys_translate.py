@@ -315,3 +315,20 @@ def test_any_text_translates_without_conflicts(make: list[str], cmake: list[str]
         assert all(r.kind in ReportKind for r in tr.reports)
         if not tr.edits:
             assert out == text
+
+
+def test_torch_extension_flags_use_the_same_table() -> None:
+    """A torch.utils.cpp_extension build: its nvcc flags are reported from rules.toml (one table)."""
+    from hipport.engine.source import Source
+    from hipport.engine.translate import translate
+
+    src = Source.from_text(
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "ext = CUDAExtension('k', ['k.cu'], extra_compile_args={'cxx': ['-O3'],\n"
+        "    'nvcc': ['-O3', '--use_fast_math', '-Xcudafe', '--diag_suppress=177', '-gencode=arch=compute_80,code=sm_80']})\n",
+        "setup.py")
+    tr = translate(src)
+    notes = {r.name: r.message for r in tr.reports if r.kind == ReportKind.PYTHON}
+    assert set(notes) == {"--use_fast_math", "-Xcudafe", "--diag_suppress=177", "-gencode=arch=compute_80,code=sm_80"}
+    assert "-ffast-math" in notes["--use_fast_math"] and "--offload-arch" in notes["-gencode=arch=compute_80,code=sm_80"]
+    assert all(r.line == 3 for r in tr.reports if r.kind == ReportKind.PYTHON)

@@ -46,10 +46,11 @@ HELD_OUT = {"attention", "bitpermute", "bm3d", "bmf", "btree", "cc", "collision"
 _SCRIPT_ERR = re.compile(r"clang(?:\+\+)?(?:-\d+)?: error: (?:unknown argument|unsupported option|no such file)|"
                          r"ld(?:\.lld)?: (?:error: )?cannot find -l|No rule to make target|command not found|"
                          r"hipcc: .*not found|invalid target ID|unknown target CPU", re.I)
-_PLATFORM = re.compile(r"fatal error: '(?:hipblas|hipblaslt|hipcub|hipfft|hipsolver|rocblas|rocprim|rocthrust|"
-                       r"rocfft|rocsolver|miopen|rccl|roctracer|thrust|hipblas/hipblas|hipfft/hipfft|hipsolver/hipsolver)"
-                       r"[^']*' file not found|cannot find -l(?:hipblas|hipblaslt|hipfft|hipsolver|rocblas|rocfft|rocsolver|"
-                       r"MIOpen|rccl|roctx64)\b")
+# a header or library this machine lacks: a ROCm library Debian does not package (hipBLAS, hipCUB, rocThrust,
+# hipFFT, ...), a newer HIP header than 5.2 has (cooperative_groups/reduce.h), or a third-party library
+_PLATFORM = re.compile(r"fatal error: '(?:hip\w*|roc\w*|miopen|rccl|thrust|cub|cooperative_groups|gdal|mpi|boost|"
+                       r"opencv\w*|cuda\w*)[/.][^']*' file not found|cannot find -l(?:hipblas|hipblaslt|hipfft|"
+                       r"hipsolver|rocblas|rocfft|rocsolver|MIOpen|rccl|roctx64|mpi|gdal|boost\w*)\b")
 _CORPUS = re.compile(r"No rule to make target '\.\./[^']*-sycl/|No rule to make target '\.\./\.\./|"
                      r"fatal error: '\.\./[^']*-sycl/")
 _SOURCE_ERR = re.compile(r"^[^\s:]+\.(?:cu|cuh|h|hpp|cpp|c|cc|hip|inl):\d+:\d+: (?:fatal )?error:", re.M)
@@ -118,18 +119,19 @@ def _key(mk: Path) -> str:
 
 
 def classify(out: str) -> tuple[str, str]:
-    """(status, first relevant line) of a failed build's output."""
-    def line_at(pos: int) -> str:
-        return out[out.rfind("\n", 0, pos) + 1: out.find("\n", pos) if out.find("\n", pos) >= 0 else len(out)]
+    """(status, first relevant line) of a failed build's output: the first line that names a cause;
+    on one line, a missing library/header or corpus file outranks the generic patterns."""
     found = []
-    for status, rx in (("platform", _PLATFORM), ("corpus", _CORPUS), ("build-script", _SCRIPT_ERR),
-                       ("source", _SOURCE_ERR)):
-        m = rx.search(out)
-        if m:
-            found.append((m.start(), status, line_at(m.start())))
+    for prio, (status, rx) in enumerate((("platform", _PLATFORM), ("corpus", _CORPUS),
+                                         ("build-script", _SCRIPT_ERR), ("source", _SOURCE_ERR))):
+        for m in rx.finditer(out):
+            start = out.rfind("\n", 0, m.start()) + 1
+            end = out.find("\n", m.start())
+            found.append((start, prio, status, out[start: end if end >= 0 else len(out)]))
+            break
     if not found:
         return "other", out.strip()[-300:]
-    _, status, line = min(found)
+    _, _, status, line = min(found)
     return status, line[-300:]
 
 
@@ -151,6 +153,8 @@ def build_one(name: str, src: Path, arch: str, cache: Path, timeout: int, human:
     if cached.is_file():
         data = json.loads(cached.read_text())
         if data.get("key") == key:
+            if data.get("status") in ("source", "build-script", "platform", "corpus") and data.get("detail"):
+                data["status"] = classify(data["detail"])[0]  # the classifier may have learnt since
             return data  # type: ignore[no-any-return]
     result = {"key": key, "name": target}
     if not human and not _uses_nvcc(mk):

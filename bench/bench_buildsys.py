@@ -1,6 +1,6 @@
 """Build-script porting on real Makefiles: HeCBench 49175104c (held-out benchmarks absent). Prints figures.
 
-    .venv/bin/python bench/bench_buildsys.py [--hecbench DIR] [--build N] [--arch gfx90a] [--jobs J]
+    .venv/bin/python bench/bench_buildsys.py [--hecbench DIR] [--build N [--offset K]] [--arch gfx90a] [--jobs J]
 
 1. Translation: every src/*-cuda/Makefile through engine.buildsys; how many have zero `unknown` reports,
    the unknown and manual items by name, and the rules applied.
@@ -197,6 +197,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hecbench", default=os.environ.get("HIPPORT_HECBENCH", "/work/hecbench"))
     ap.add_argument("--build", type=int, default=0, metavar="N", help="build a sample of N benchmarks")
+    ap.add_argument("--offset", type=int, default=0, metavar="K", help="start the sample at the K-th benchmark")
     ap.add_argument("--arch", default="gfx90a")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=300)
@@ -222,7 +223,7 @@ def main() -> int:
     names = sorted(p.parent.name for p in src.glob("*-cuda/Makefile")
                    if p.parent.name[: -len("-cuda")] not in HELD_OUT)
     step = max(1, len(names) // args.build)
-    sample = names[::step][: args.build]
+    sample = names[args.offset::step][: args.build]
     cache = ROOT / ".devout" / "bench_buildsys"
     ours: list[dict[str, str]] = []
     theirs: list[dict[str, str]] = []

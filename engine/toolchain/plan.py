@@ -46,8 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, load_config
-from ..outputs import output_path, sibling_name
-from ..review_state import original_copy_path
+from ..outputs import original_copy, output_path, sibling_name
 from .baseline import baseline_path
 from .buildscript import HIP_ARCH_VARS, Script, build_file, declares, find_script, has_target, make_vars
 from .detect import Detection, Gpu
@@ -360,15 +359,10 @@ def _missing_ports(kind: str, target: Path, name: Callable[[Path], Path] = porte
 
 def _written(original: Path, port: Path) -> bool:
     """Whether the port is on disk. In place (the port IS the file), once hipport wrote over it: the app
-    keeps the original under .hipport/originals/, `hipport convert --in-place` beside it as <name>.prehip."""
+    and `hipport convert --in-place` both keep the original beside it (outputs.original_copy, .prehip)."""
     if port.resolve() != original.resolve():
         return port.exists()
-    if original.with_name(original.name + ".prehip").exists():
-        return True
-    for parent in original.resolve().parents:  # the project root holds .hipport/
-        if (parent / ".hipport").is_dir():
-            return original_copy_path(parent, original.resolve().relative_to(parent).as_posix()).exists()
-    return False
+    return original_copy(original).exists()
 
 
 def _plan_hip(

@@ -163,7 +163,7 @@ def test_bad_paths(tmp_path: Path) -> None:
 
 def test_an_in_place_port_counts_once_hipport_wrote_over_the_file(tmp_path: Path) -> None:
     """In-place mode: the port's path is the file itself, so "it exists" proves nothing; the plan says
-    "convert first" until hipport wrote over it (the app keeps the original in .hipport/originals/)."""
+    "convert first" until hipport wrote over it (keeping the original as k.cu.prehip)."""
     from hipport.engine.config import Config
 
     det = Detection(amd_gpus=(MI300X,), rocm=ROCM7)
@@ -173,7 +173,6 @@ def test_an_in_place_port_counts_once_hipport_wrote_over_the_file(tmp_path: Path
     inplace = Config(output_mode="in-place")
     first = plan(root, {}, detection=det, env={}, settings=inplace)
     assert not first.ready and first.notes[0].startswith("convert first")
-    (root / ".hipport" / "originals").mkdir(parents=True)
-    (root / ".hipport" / "originals" / "k.cu").write_text("// the CUDA original\n")
+    (root / "k.cu.prehip").write_text("// the CUDA original\n")  # outputs.py's write policy
     rp = plan(root, {}, detection=det, env={}, settings=inplace)
     assert rp.ready and any("k.cu" in s.argv for s in rp.steps)

@@ -19,11 +19,10 @@ from .base import (
 )
 from .forms import DeviceForms
 from .lex import ID, NUM, int_value
-from .masks import MaskRules
 from .scopes import Func
 
 
-class DeviceRules(DeviceForms, MaskRules):
+class DeviceRules(DeviceForms):
     def device_function(self, f: Func) -> None:
         a, b = f.body
         self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot = set(), set(), set(), set(), set(), set()

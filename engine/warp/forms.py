@@ -11,13 +11,13 @@ from .base import (
     LANEISH,
     PTX_WARP,
     SHFL_CALLS,
-    Base,
     Hit,
 )
 from .lex import ID, NUM, STR, int_value
+from .masks import MaskRules
 
 
-class DeviceForms(Base):
+class DeviceForms(MaskRules):
     def loop(self, k: int, b: int, key: str) -> None:
         lp = k + 1
         rp = self.pairs.get(lp)
@@ -228,15 +228,20 @@ class DeviceForms(Base):
         if not strs or not PTX_WARP.search(strs[0]):
             return
         w: list[Edit] | None = None
-        m = re.match(r'"\s*mov\.u32\s+%0\s*,\s*%%laneid\s*;?\s*"', strs[0])
+        m = re.match(r'"\s*mov\.u32\s+%0\s*,\s*%%(laneid|lanemask_lt|lanemask_gt|lanemask_eq)\s*;?\s*"', strs[0])
+        call = "__lane_id()" if m is None or m.group(1) == "laneid" else f"__{m.group(1)}()"
+        var = ""
         if m:
             outs = [z for z in range(q, rp) if self.toks[z].kind == STR and self.tx[z].startswith('"=r"')]
             if outs and self.tx[outs[0] + 1] == "(" and outs[0] + 1 in self.pairs:
                 z = outs[0] + 1
                 var = self.text[self.toks[z + 1].start:self.toks[self.pairs[z] - 1].end]
-                w = [Edit(self.toks[k].start, self.toks[rp].end, f"{var} = __lane_id()", "W64-15")]
+                w = [Edit(self.toks[k].start, self.toks[rp].end, f"{var} = {call}", "W64-15")]
+        if w and call != "__lane_id()" and self.owner[k] >= 0:
+            # HIP's __lanemask_*() are 64-bit: the variable that held the 32-bit PTX mask widens with it
+            self.narrow_mask_name(var.strip(), self.owner[k], f"asm:{k}", f"holds {call}")
         self.add(Hit("W64-15", k, w, list(w) if w else None,
-                     "__lane_id()" if w else "", "__lane_id()" if w else "",
+                     call if w else "", call if w else "",
                      "Inline PTX with warp semantics does not compile for AMD and assumes 32-lane masks "
                      "(rewrite with __lane_id, __lanemask_lt, __ballot, __shfl*).", f"asm:{k}",
                      "high" if w else "medium"), claim=range(k, rp + 1))

@@ -74,11 +74,31 @@ class MaskRules(Base):
                     w.append(self.edit(q + 2, W64_MASK, "W64-04"))
                     p.append(self.edit(q + 2, PORT_MASK, "W64-04"))
                     claim.append(q + 2)
+                ret = self.narrow_return(f.index, name)
+                if ret is not None:  # `unsigned lanemask_lt() { ...; return m; }`: the helper's type widens too
+                    w.append(self.edit(ret[0], "unsigned long long", "W64-04", ret[1]))
+                    p.append(self.edit(ret[0], "lane_mask_t", "W64-04", ret[1]))
+                    claim += list(range(ret[0], ret[1] + 1))
                 self.needs.mask_t = True
                 self.add(Hit("W64-04", s0, w, p, "declare the mask 64-bit", "declare the mask as lane_mask_t",
                              f"`{name}` is declared 32-bit but {why}: HIP masks and ballots are 64-bit, so lanes "
                              "32-63 are dropped (and *_sync builtins reject a 32-bit mask).", key), claim=claim)
                 return
+
+    def narrow_return(self, fi: int, name: str) -> tuple[int, int] | None:
+        """Span of a device helper's 32-bit return type when it returns `name`."""
+        f = self.funcs[fi]
+        a, b = f.body
+        if not any(self.tx[q] == "return" and self.tx[q + 1] == name and self.tx[q + 2] == ";" for q in range(a, b)):
+            return None
+        ha, hb = f.header
+        at = next((q for q in range(hb - 1, ha - 1, -1) if self.tx[q] == f.name and self.tx[q + 1] == "("), None)
+        if at is None:
+            return None
+        span = self.narrow_type_span(ha, at)
+        if span is None or any(z in self.claimed for z in range(span[0], span[1] + 1)):
+            return None
+        return span
 
     def declarator_type(self, q: int, lo: int) -> tuple[int, int] | None:
         """Span of the narrow type in `TYPE name` when that declaration declares `name` alone."""

@@ -152,3 +152,18 @@ __global__ void scan(const int* x, int* sums) {
 
 ROLE_SAMPLES.update({"mask_forms": MASK_FORMS, "ballot_param": BALLOT_PARAM, "host_width": HOST_WIDTH,
                      "shared_rows": SHARED_ROWS, "scan_last_lane": SCAN_LAST_LANE})
+
+# a lanemask helper written in inline PTX that returns unsigned int
+LANEMASK_PTX = """#include <cuda_runtime.h>
+__device__ unsigned lanemask_lt() {
+  unsigned m;
+  asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+__global__ void k(int* x) {
+  unsigned long long b = __ballot_sync(0xffffffffffffffffull, x[threadIdx.x] > 0);
+  x[threadIdx.x] = __popcll(b & lanemask_lt());
+}
+"""
+
+ROLE_SAMPLES["lanemask_ptx"] = LANEMASK_PTX

@@ -187,3 +187,13 @@ def test_float_warp_count_is_a_warp_count() -> None:
     assert (f.rule, src.text[f.start:f.end]) == ("W64-02", "32.f")
     assert "blockDim.x / 64.f" in _w64(src)
     assert "blockDim.x / (float)warpSize" in port(src, fixes="all", style=FixStyle.PORTABLE).text
+
+
+def test_ptx_lanemask_helper_becomes_the_hip_builtin_with_its_types() -> None:
+    from role_samples import LANEMASK_PTX
+
+    src, a = _one(LANEMASK_PTX)
+    assert len(a.groups) == 1 and a.groups[0].tier == FixTier.SAFE
+    w = _w64(src)
+    assert ("__device__ unsigned long long lanemask_lt() {\n  unsigned long long m;\n  m = __lanemask_lt();\n"
+            "  return m;\n}") in w

@@ -51,6 +51,8 @@ class _CMake:
         self.r = ft.r
         self.cm = ft.r.cmake
         self.cmds = commands(text)
+        crlf = text.count("\r\n")
+        self._newline = "\r\n" if crlf > text.count("\n") - crlf else "\n"  # for inserted lines
         self.covered: list[tuple[int, int]] = []  # spans edited or deliberately handled
         self.packages: list[str] = []             # find_package(<lib>) the file needs
         self.found: set[str] = set()              # packages the file already finds
@@ -72,8 +74,7 @@ class _CMake:
         return m.group() if m else ""
 
     def newline(self) -> str:
-        crlf = self.text.count("\r\n")
-        return "\r\n" if crlf > self.text.count("\n") - crlf else "\n"
+        return self._newline
 
     def insert_after(self, cmd: Command, lines: Iterable[str], note: str) -> None:
         nl = self.newline()
@@ -104,6 +105,7 @@ class _CMake:
         first_user: Command | None = None
         for cmd in self.cmds:
             name = cmd.lname
+            self.covered = []  # spans are only ever compared within one command: keeps this linear
             if name in _SKIP_COMMANDS:
                 continue
             if name == "cmake_minimum_required":

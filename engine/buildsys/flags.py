@@ -8,6 +8,7 @@ collects edits and reports on the translator.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from ..model import ReportKind
 from .rules import FlagRule, Rules, rules
 
 _VAR_REF = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]")
+_PLAIN_WORD = re.compile(r"\S+")
 _CU = re.compile(r"\.cu(?![A-Za-z0-9_])")
 _PATHLIKE = re.compile(r"[A-Za-z0-9_./+-]+\.[A-Za-z0-9]+")
 _SM = re.compile(r"^(?:sm_|compute_|lto_|cc)?(\d{2,3}[a-z]?)$")
@@ -39,6 +41,10 @@ def split_words(text: str, start: int, end: int) -> list[Word]:
     """Shell/make words of text[start:end]: quotes and $(...)/${...} (balanced, spaces allowed, e.g.
     `$(shell find . -name x)`) stay inside one word; a line-continuation backslash is not a word."""
     out: list[Word] = []
+    chunk = text[start:end]
+    if not any(c in chunk for c in ("\"", "'", "$(", "${")):  # the common case: plain blank-separated words
+        return [Word(m.start(), m.end(), m.group()) for m in _PLAIN_WORD.finditer(text, start, end)
+                if m.group() != "\\"]
     i = start
     while i < end:
         c = text[i]
@@ -76,6 +82,12 @@ def _balanced(text: str, i: int, end: int) -> int:
                 return i + 1
         i += 1
     return end
+
+
+@functools.lru_cache(maxsize=64)
+def _path_var_regex(names: tuple[str, ...], skip: frozenset[str]) -> re.Pattern[str] | None:
+    alts = "|".join(re.escape(v) for v in names if v not in skip)
+    return re.compile(rf"(\$[({{]|\b)({alts})\b") if alts else None
 
 
 def unquote(s: str) -> str:
@@ -138,9 +150,9 @@ class FlagTranslator:
     def rewrite_paths(self, s: str) -> str:
         """CUDA toolkit variables and prefixes in a string -> ROCm ones."""
         r = self.r
-        names = "|".join(re.escape(v) for v in r.path_variables if v not in self.user_vars)
-        if names:
-            s = re.sub(rf"(\$[({{]|\b)({names})\b", lambda m: m.group(1) + r.hip_variable, s)
+        rx = _path_var_regex(r.path_variables, self.user_vars)
+        if rx is not None:
+            s = rx.sub(lambda m: m.group(1) + r.hip_variable, s)
         s = r.cuda_prefix.sub(r.hip_prefix, s)
         if self.sibling:
             s = self._sibling_names(s)

@@ -69,11 +69,11 @@ class MaskRules(Base):
                 w = [self.edit(s0, "unsigned long long", "W64-04", s1)]
                 p = [self.edit(s0, "lane_mask_t", "W64-04", s1)]
                 claim = list(range(s0, s1 + 1))
-                if self.tx[q + 1] == "=" and self.toks[q + 2].kind == NUM and int_value(self.tx[q + 2]) == FULL32 \
-                        and (q + 2) not in self.claimed:
-                    w.append(self.edit(q + 2, W64_MASK, "W64-04"))
-                    p.append(self.edit(q + 2, PORT_MASK, "W64-04"))
-                    claim.append(q + 2)
+                for z, w_text, p_text in self.mask_arithmetic(name, f.body[0] + 1, f.body[1], q):
+                    if z not in self.claimed and z not in claim:
+                        w.append(self.edit(z, w_text, "W64-04"))
+                        p.append(self.edit(z, p_text, "W64-04"))
+                        claim.append(z)
                 ret = self.narrow_return(f.index, name)
                 if ret is not None:  # `unsigned lanemask_lt() { ...; return m; }`: the helper's type widens too
                     w.append(self.edit(ret[0], "unsigned long long", "W64-04", ret[1]))
@@ -84,6 +84,36 @@ class MaskRules(Base):
                              f"`{name}` is declared 32-bit but {why}: HIP masks and ballots are 64-bit, so lanes "
                              "32-63 are dropped (and *_sync builtins reject a 32-bit mask).", key), claim=claim)
                 return
+
+    def mask_arithmetic(self, name: str, a: int, b: int, decl: int) -> list[tuple[int, str, str]]:
+        """Edits that make the values assigned to a widened mask 64-lane: `0xffffffff` -> all 64 lanes,
+        `0xffffffff >> (32 - n)` -> `>> (64 - n)`, and `n = blockSize & 31` (lanes of the last partial
+        warp) -> `& 63`. Token index, wave64 text, portable text."""
+        out: list[tuple[int, str, str]] = []
+        stmts = [decl] + [q for q in range(a, b) if self.tx[q] == name and self.tx[q + 1] == "=" and q != decl]
+        counts: set[str] = set()
+        for q in stmts:
+            if self.tx[q + 1] != "=":
+                continue
+            e = self.scan_to(q + 2, b, (";", ","))
+            for z in range(q + 2, e):
+                if self.toks[z].kind == NUM and int_value(self.tx[z]) == FULL32 and not self.tx[z].lower().endswith("ll"):
+                    out.append((z, W64_MASK, PORT_MASK))
+                elif self.is_int(z, 32) and self.tx[z + 1] == "-" and self.tx[z - 1] in ("(", ">>", "<<"):
+                    # the mask's own width, not warpSize: on RDNA lane_mask_t is 64-bit with 32 lanes
+                    out.append((z, "64", "(sizeof(lane_mask_t) * 8)"))
+                    if self.toks[z + 2].kind == ID:
+                        counts.add(self.tx[z + 2])
+        for n in counts:  # `int maskLength = blockSize & 31;`
+            for q in range(a, b):
+                if self.tx[q] == n and self.tx[q + 1] == "=":
+                    e = self.scan_to(q + 2, b, (";", ","))
+                    for z in range(q + 2, e):
+                        if self.tx[z] == "&" and self.is_int(z + 1, 31):
+                            out.append((z + 1, "63", "(warpSize - 1)"))
+                        elif self.tx[z] == "%" and self.is_int(z + 1, 32):
+                            out.append((z + 1, "64", "warpSize"))
+        return out
 
     def narrow_return(self, fi: int, name: str) -> tuple[int, int] | None:
         """Span of a device helper's 32-bit return type when it returns `name`."""

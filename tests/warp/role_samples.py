@@ -167,3 +167,14 @@ __global__ void k(int* x) {
 """
 
 ROLE_SAMPLES["lanemask_ptx"] = LANEMASK_PTX
+
+# the mask of a partial last warp, built from `blockSize & 31` and `0xffffffff >> (32 - n)`
+PARTIAL_MASK = """#include <cuda_runtime.h>
+__global__ void k(float* x, int blockSize) {
+  int maskLength = blockSize & 31;
+  unsigned int mask = (maskLength == 0) ? 0xffffffff : (0xffffffff >> (32 - maskLength));
+  x[threadIdx.x] = __shfl_sync(mask, x[threadIdx.x], 0);
+}
+"""
+
+ROLE_SAMPLES["partial_mask"] = PARTIAL_MASK

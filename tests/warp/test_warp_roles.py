@@ -197,3 +197,18 @@ def test_ptx_lanemask_helper_becomes_the_hip_builtin_with_its_types() -> None:
     w = _w64(src)
     assert ("__device__ unsigned long long lanemask_lt() {\n  unsigned long long m;\n  m = __lanemask_lt();\n"
             "  return m;\n}") in w
+
+
+def test_partial_warp_mask_arithmetic_widens_with_its_mask() -> None:
+    from role_samples import PARTIAL_MASK
+
+    src, a = _one(PARTIAL_MASK)
+    (f,) = a.findings
+    assert f.rule == "W64-04" and a.groups[0].tier == FixTier.SAFE
+    w = _w64(src)
+    assert "int maskLength = blockSize & 63;" in w
+    assert ("unsigned long long mask = (maskLength == 0) ? 0xffffffffffffffffull : "
+            "(0xffffffffffffffffull >> (64 - maskLength));") in w
+    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    assert "int maskLength = blockSize & (warpSize - 1);" in p
+    assert "((~lane_mask_t{0}) >> ((sizeof(lane_mask_t) * 8) - maskLength))" in p

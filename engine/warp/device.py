@@ -107,7 +107,7 @@ class DeviceRules(DeviceForms):
             elif ns & TID_WORDS or ns & self.tid or ns & self.tid_funcs:
                 if name not in self.lane and name not in self.warp:
                     self.tid.add(name)
-            if ns & BALLOT_CALLS or ns & self.ballot:
+            if ns & BALLOT_CALLS or ns & self.ballot or self.group_ballot(k + 2, e, a, b):
                 self.ballot.add(name)
             if e == k + 3 and self.toks[k + 2].kind == NUM and int_value(self.tx[k + 2]) == FULL32:
                 self.maskvars[name] = k + 2
@@ -216,6 +216,9 @@ class DeviceRules(DeviceForms):
                         self.mask_var_hit(self.tx[fa], mkey, a, b)
                     if fb == fa + 1 and self.tx[fa] in self.mask_consts:
                         self.links.append((key, f"mask:{self.tx[fa]}"))
+            # W64-04: a coalesced group's ballot (64-bit on a wavefront) kept in a 32-bit variable
+            if x == "ballot" and self.tx[k - 1] == "." and self.tx[k - 3] == "=" and self.group_ballot(k - 2, k + 1, a, b):
+                self.narrow_mask_name(self.tx[k - 4], f.index, mkey, "holds a coalesced group's ballot")
             # W64-04: ballot stored in 32 bits; __popc/__ffs/__clz of a ballot
             if t.kind == ID and x in BALLOT_CALLS and self.tx[k - 1] == "=" and self.toks[k - 2].kind == ID:
                 s, _ = self.stmt_bounds(k - 2, a, b)
@@ -298,6 +301,18 @@ class DeviceRules(DeviceForms):
                 self.links.append((key, f"macro:{x}"))
             if t.kind == ID and x in self.mask_consts:
                 self.links.append((key, f"mask:{x}"))
+
+    def group_ballot(self, ea: int, eb: int, a: int, b: int) -> bool:
+        """`g.ballot(...)` in [ea, eb) on a coalesced group (its ballot spans the wavefront: 64 bits);
+        a tile of 32 or fewer lanes is a sub-group and its ballot fits 32 bits."""
+        for q in range(ea, eb):
+            if self.tx[q] == "ballot" and self.tx[q - 1] == "." and self.toks[q - 2].kind == ID:
+                g = self.tx[q - 2]
+                for z in range(a, b):
+                    if self.tx[z] == g and self.tx[z - 1] in ("coalesced_group", "auto") and (
+                            self.tx[z - 1] == "coalesced_group" or "coalesced_threads" in self.tx[z:z + 6]):
+                        return True
+        return False
 
     def compare_other_side(self, k: int, a: int, b: int) -> tuple[int, int] | None:
         if self.tx[k - 1] in ("==", "!="):

@@ -212,3 +212,19 @@ def test_partial_warp_mask_arithmetic_widens_with_its_mask() -> None:
     p = port(src, fixes="all", style=FixStyle.PORTABLE).text
     assert "int maskLength = blockSize & (warpSize - 1);" in p
     assert "((~lane_mask_t{0}) >> ((sizeof(lane_mask_t) * 8) - maskLength))" in p
+
+
+def test_coalesced_group_ballot_is_64_bit_but_a_32_tile_ballot_is_not() -> None:
+    # (text only: Debian's HIP 5.2 has no coalesced_group::ballot to compile against)
+    text = ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+            "__global__ void k(int* x) {\n"
+            "  cg::coalesced_group g = cg::coalesced_threads();\n"
+            "  unsigned votes = g.ballot(x[threadIdx.x] > 0);\n"
+            "  if (g.thread_rank() == 0) atomicAdd(x, __popc(votes));\n"
+            "  auto t = cg::tiled_partition<32>(cg::this_thread_block());\n"
+            "  unsigned tv = t.ballot(x[threadIdx.x] > 1);\n"
+            "  x[1] = __popc(tv);\n}\n")
+    src, _a = _one(text)
+    w = _w64(src)
+    assert "unsigned long long votes = g.ballot(" in w and "atomicAdd(x, __popcll(votes));" in w
+    assert "unsigned tv = t.ballot(" in w and "x[1] = __popc(tv);" in w

@@ -101,9 +101,10 @@ def _lower_priority() -> None:
 class ProjectAnalysis:
     """Background analysis of every file of a session. Thread-safe reads; `cancel` stops it."""
 
-    def __init__(self, session: Any, *, workers: int | None = None, pool: bool | None = None) -> None:
+    def __init__(self, session: Any, *, workers: int | None = None, pool: bool | None = None,
+                 rels: list[str] | None = None) -> None:
         self.session = session
-        self.rels: list[str] = [e.rel for e in session.files()]
+        self.rels: list[str] = rels if rels is not None else [e.rel for e in session.files()]
         self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
         if pool is None:
             pool = len(self.rels) >= POOL_MIN_FILES and _engine_defaults(session)

@@ -91,12 +91,14 @@ class PortApp(App[int]):
         # the whole project is analysed in the background once the first screen is up (analysis=False:
         # not at all, e.g. benchmarks of one file; a ProjectAnalysis: that one, e.g. a test's)
         self.analysis: ProjectAnalysis | None = None
+        entries = session.files()  # one pass over the files serves the analysis and the first file
+        self.first_file = first_file(session, entries)
         if analysis is True:
             from hipport.engine.project_analysis import ProjectAnalysis
 
             # made here, before Textual captures stdout/stderr (a process pool must start its helper
             # processes with the real ones); started once the first screen is up
-            self.analysis = ProjectAnalysis(session)
+            self.analysis = ProjectAnalysis(session, rels=[e.rel for e in entries])
         elif analysis is not False and analysis is not None:
             self.analysis = analysis
         self._analysis_started = False
@@ -106,7 +108,7 @@ class PortApp(App[int]):
 
     def _preload(self) -> None:
         try:
-            rel = first_file(self.session)
+            rel = self.first_file
             if rel is not None:
                 self.session.load(rel)
         except Exception:

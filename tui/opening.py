@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 
-def first_file(session: Any) -> str | None:
+def first_file(session: Any, entries: list[Any] | None = None) -> str | None:
     """The first file with findings or a stale review (known from saved state), else the first CUDA
-    file, else the first file that is not known to fail."""
-    entries = session.files()
+    file, else the first file that is not known to fail. `entries`: session.files(), if at hand."""
+    if entries is None:
+        entries = session.files()
     for e in entries:
         if e.status.value in ("has-findings", "stale"):
             return str(e.rel)

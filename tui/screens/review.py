@@ -109,7 +109,7 @@ class ReviewScreen(ReviewTools, ProjectPanes, Screen[None]):
 
     def on_mount(self) -> None:
         self.file_list.border_title = "Files"
-        first = first_file(self.session)
+        first = getattr(self.app, "first_file", None) or first_file(self.session)
         self.refresh_files()
         if first is not None:
             self.open_file(first)

@@ -14,6 +14,10 @@ NARROW_BELOW = 130  # the full footer needs about 130 columns
 
 
 class ReviewFooter(Footer):
+    DEFAULT_CSS = """
+    ReviewFooter.-compact FooterLabel { margin: 0 1 0 0; }
+    """
+
     def __init__(self) -> None:
         super().__init__()
         self.narrow = False

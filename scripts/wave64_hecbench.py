@@ -260,11 +260,12 @@ def markdown(tsv: Path) -> str:
            "|---|---|---|---|---|---|"]
     out += ["| " + " | ".join([r[0]] + [short(c) for c in r[1:]]) + " |" for r in rows]
     n = len(rows)
-    passes = [sum(1 for r in rows if r[i].startswith("PASS")) for i in range(1, 6)]
-    out.append("| **PASS** | " + " | ".join(f"**{p}/{n}**" for p in passes) + " |")
-    broke = [r[0] for r in rows if r[2].startswith("PASS") and not (r[3].startswith("PASS") and r[4].startswith("PASS"))]
+    word = "BUILD-OK" if any(c.startswith("BUILD-OK") for r in rows for c in r[1:]) else "PASS"
+    passes = [sum(1 for r in rows if r[i].startswith(word)) for i in range(1, 6)]
+    out.append(f"| **{word}** | " + " | ".join(f"**{p}/{n}**" for p in passes) + " |")
+    broke = [r[0] for r in rows if r[2].startswith(word) and not (r[3].startswith(word) and r[4].startswith(word))]
     out.append("")
-    out.append(f"Fixes that turned a plain PASS into a non-PASS: {len(broke)} ({', '.join(broke) or 'none'}).")
+    out.append(f"Fixes that turned a plain {word} into a non-{word}: {len(broke)} ({', '.join(broke) or 'none'}).")
     return "\n".join(out) + "\n"
 
 

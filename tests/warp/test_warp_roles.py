@@ -4,6 +4,7 @@ or by having no finding. Samples: tests/warp/role_samples.py (self-written, mode
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from role_samples import (
     BALLOT_PARAM,
@@ -228,3 +229,28 @@ def test_coalesced_group_ballot_is_64_bit_but_a_32_tile_ballot_is_not() -> None:
     w = _w64(src)
     assert "unsigned long long votes = g.ballot(" in w and "atomicAdd(x, __popcll(votes));" in w
     assert "unsigned tv = t.ballot(" in w and "x[1] = __popc(tv);" in w
+
+
+def test_constants_and_kernels_from_the_files_own_headers(tmp_path: Path) -> None:
+    """A warp constant and a warpSize kernel defined in a quoted header are followed from the .cu file."""
+    from hipport.engine.source import read_source
+
+    (tmp_path / "kern.h").write_text(
+        "#define WARP_SIZE 32\n"
+        "__global__ void rows(float* o) { o[threadIdx.y * warpSize + threadIdx.x] = 1.0f; }\n")
+    (tmp_path / "main.cu").write_text(
+        '#include "kern.h"\n'
+        "__global__ void red(float* x) {\n"
+        "  float v = x[threadIdx.x];\n"
+        "  int lane = threadIdx.x % WARP_SIZE;\n"
+        "  v = __shfl_sync(0xffffffffffffffffull, v, 0);\n"
+        "  if (lane == 0) x[0] = v;\n}\n"
+        "void run(float* o) {\n  int tx = 32;\n  dim3 t(tx, 8);\n  rows<<<1, t>>>(o);\n}\n")
+    src = read_source(tmp_path / "main.cu")
+    a = analyze(src)
+    by_rule = {f.rule: f for f in a.findings}
+    assert src.text[by_rule["W64-08"].start:by_rule["W64-08"].end] == "WARP_SIZE"
+    assert by_rule["W64-10"].line == 9
+    w = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
+    assert "int lane = threadIdx.x % 64;" in w and "int tx = 64;" in w
+    assert '#include "kern.h"' in w  # the header itself is the header's own analysis

@@ -225,18 +225,44 @@ class FileRules(Base):
         return call is not None and self.tx[k - 1] == "=" and self.tx[call] not in ("static_assert", "__launch_bounds__")
 
     def prelude_offset(self) -> int:
-        """Offset after the hip/cuda runtime include line (or after the first include block, or 0)."""
-        last_inc = None
+        """Offset after the hip/cuda runtime include line (or after the first include block, or 0), never
+        inside a preprocessor conditional (an include guard counts as none): a prelude inside
+        `#ifdef USE_ROCM` would leave `lane_mask_t` undefined in the other branch."""
+        directives: list[tuple[int, str, int]] = []  # (token index of '#', directive word, line end offset)
         for k, t in enumerate(self.toks):
-            if t.pp >= 0 and t.text == "include" and self.tx[k - 1] == "#":
-                line_end = self.text.find("\n", t.start)
-                end = len(self.text) if line_end < 0 else line_end + 1
-                spelled = self.text[t.end:end]
-                if re.search(r"cuda_runtime|hip_runtime|cuda\.h|<hip/", spelled):
-                    return end
-                if last_inc is None:
-                    last_inc = end
-            elif t.pp < 0 and last_inc is not None:
-                break
-        return last_inc or 0
+            if t.pp >= 0 and t.text == "#" and (k == 0 or self.toks[k - 1].pp != t.pp) and k + 1 < len(self.toks):
+                line_end = self.text.find("\n", self.toks[k + 1].start)
+                while line_end > 0 and self.text[line_end - 1] == "\\":
+                    nxt = self.text.find("\n", line_end + 1)
+                    line_end = nxt if nxt >= 0 else -1
+                directives.append((k, self.tx[k + 1], len(self.text) if line_end < 0 else line_end + 1))
+        base = 0
+        if len(directives) >= 2 and directives[0][1] == "ifndef" and directives[1][1] == "define" \
+                and self.tx[directives[0][0] + 2] == self.tx[directives[1][0] + 2]:
+            base = 1  # include guard: transparent
+        depth = 0
+        first_inc: int | None = None
+        pending: str | None = None  # an include was seen inside a conditional: place after it closes
+        for k, word, end in directives:
+            if word in ("if", "ifdef", "ifndef"):
+                depth += 1
+            elif word == "endif":
+                depth -= 1
+                if pending is not None and depth <= base:
+                    if pending == "runtime":
+                        return end
+                    if first_inc is None:
+                        first_inc = end
+                    pending = None
+            elif word == "include":
+                spelled = self.text[self.toks[k + 1].end:end]
+                runtime = bool(re.search(r"cuda_runtime|hip_runtime|cuda\.h|<hip/", spelled))
+                if depth <= base:
+                    if runtime:
+                        return end
+                    if first_inc is None:
+                        first_inc = end
+                elif pending != "runtime":
+                    pending = "runtime" if runtime else "include"
+        return first_inc or 0
 

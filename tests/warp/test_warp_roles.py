@@ -254,3 +254,15 @@ def test_constants_and_kernels_from_the_files_own_headers(tmp_path: Path) -> Non
     w = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
     assert "int lane = threadIdx.x % 64;" in w and "int tx = 64;" in w
     assert '#include "kern.h"' in w  # the header itself is the header's own analysis
+
+
+def test_prelude_is_never_inside_a_preprocessor_conditional() -> None:
+    text = ("#pragma once\n#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n#ifndef USE_ROCM\n"
+            "  #define XOR(v, m) __shfl_xor_sync(uint32_t(-1), v, m)\n#endif\n")
+    p = port(Source.from_text(text, "c.h"), fixes="all", style=FixStyle.PORTABLE).text
+    assert p.index("#endif\n/* hipport warp helpers") < p.index("#ifndef USE_ROCM")
+    assert p.startswith("#pragma once\n#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n/* hipport")
+    guarded = "#ifndef G_H\n#define G_H\n#include <cuda_runtime.h>\n__global__ void k(float* x) " \
+              "{ x[0] = __shfl_xor_sync(0xffffffff, x[0], 1); }\n#endif\n"
+    g = port(Source.from_text(guarded, "g.h"), fixes="all", style=FixStyle.PORTABLE).text
+    assert g.startswith("#ifndef G_H\n#define G_H\n#include <hip/hip_runtime.h>\n/* hipport warp helpers")

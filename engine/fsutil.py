@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -49,10 +50,13 @@ def _unlink(path: str) -> None:
         pass
 
 
-def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = None) -> Path | None:
+def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = None,
+                 sync_folder: bool = True) -> Path | None:
     """Write `data` to `path` atomically: temp file in the same folder, fsync, rename.
 
     A crash or kill at any moment leaves either the old file or the new one, never a mix.
+    `sync_folder=False` leaves the folder's fsync (which makes the rename durable) to the caller:
+    one `sync_folders()` after many writes into the same folders instead of one per file.
     With `backup_suffix` (e.g. ".prehip") the old file is first copied beside it, atomically too
     (a kill or a full disk during the copy never leaves a truncated backup).
     Keeps the original file's permission bits. Returns the backup path, if one was made.
@@ -96,15 +100,22 @@ def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = N
     except OSError as e:
         _unlink(tmp)
         raise WriteError(f"{p}: cannot write ({e.strerror or e}); original left as it was") from None
-    try:  # make the rename durable
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+    if sync_folder:
+        sync_folders([folder])
     return backup
+
+
+def sync_folders(folders: Iterable[str | Path]) -> None:
+    """fsync each folder once: the renames made in it are durable afterwards."""
+    for folder in dict.fromkeys(str(f) for f in folders):
+        try:
+            dfd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
 
 
 def is_inside(path: str | Path, root: str | Path) -> bool:

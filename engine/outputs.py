@@ -52,12 +52,14 @@ def original_copy(path: Path) -> Path:
     return path.with_name(path.name + BACKUP_SUFFIX)
 
 
-def write_port(target: Path, data: bytes, *, in_place: bool, keep_original: bool = True) -> Path | None:
+def write_port(target: Path, data: bytes, *, in_place: bool, keep_original: bool = True,
+               sync_folder: bool = True) -> Path | None:
     """Write a port by the write policy (atomically; the parent folder is made). Over its own source
     (`in_place`) the original is kept as `<file>.prehip` unless not `keep_original`. Elsewhere, a file
     already at `target` with other bytes (a hand port, an edited earlier output) is kept as
     `<file>.prehip`, and one with the same bytes is left alone (mtime kept). Returns the kept copy's
-    path when an existing file was kept, else None. Raises fsutil.WriteError / OSError."""
+    path when an existing file was kept, else None. Raises fsutil.WriteError / OSError.
+    `sync_folder=False`: the caller fsyncs the folders once at the end (fsutil.sync_folders)."""
     backup = BACKUP_SUFFIX if in_place and keep_original else None
     if not in_place and target.is_file() and not target.is_symlink():
         try:
@@ -67,7 +69,7 @@ def write_port(target: Path, data: bytes, *, in_place: bool, keep_original: bool
             pass
         backup = BACKUP_SUFFIX
     target.parent.mkdir(parents=True, exist_ok=True)
-    return atomic_write(target, data, backup_suffix=backup)
+    return atomic_write(target, data, backup_suffix=backup, sync_folder=sync_folder)
 
 
 def output_rel(config: Config, rel: str) -> str:

@@ -165,9 +165,12 @@ def user_declared_spans(source: Source, options: Any, toks: Tokens | None = None
     alone. Parses only when such a candidate exists: otherwise the AST cannot change anything."""
     from .mapping import load
 
-    names = load().names()
+    mapping = load()
+    names = mapping.names()
     text = source.text
     cands = declared_candidates(text, names, toks)
+    # a name HIP keeps as it is (`min`, `max`) is left alone either way: no parse for it
+    cands = {c for c in cands if (e := mapping.lookup(c)) is None or e.hip != c or (e.roc and e.roc != c)}
     if not cands:
         return frozenset()
     import clang.cindex as ci

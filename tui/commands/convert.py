@@ -176,7 +176,9 @@ def _targets(items: list[Any], args: argparse.Namespace) -> list[Path | None]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from hipport.engine.fsutil import WriteError
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hipport.engine.fsutil import WriteError, sync_folders
     from hipport.engine.outputs import write_port  # the one write policy: originals kept as <file>.prehip
     from hipport.engine.translate_batch import Job, port_files
     from hipport.engine.walk import WalkError, walk
@@ -237,6 +239,10 @@ def handle(args: argparse.Namespace) -> int:
     n_reports = 0
     modes: set[str] = set()
     all_reports: list[dict[str, Any]] = []
+    written_folders: list[Path] = []
+    writes: list[tuple[Path, Any]] = []
+    # distinct targets (always, but for a tree holding both a.cu and its sibling output): parallel writes
+    writer = ThreadPoolExecutor(max_workers=8 if len(set(targets)) == len(targets) else 1)
     for res, target in zip(port_files(jobs, args.jobs), targets, strict=True):
         if res.error:
             failed += 1
@@ -260,16 +266,23 @@ def handle(args: argparse.Namespace) -> int:
         if target is not None and res.output is not None:
             if args.in_place and not res.changed:
                 continue  # nothing to translate: leave the file (and its mtime) alone
-            try:
-                kept = write_port(target, res.output, in_place=args.in_place, keep_original=not args.no_backup)
-                if kept is not None and not args.in_place:
-                    print(f"hipport: {target} already existed with other content; kept it as {kept}", file=err)
-            except WriteError as e:
-                failed += 1
-                print(f"hipport: {e}", file=err)
-            except OSError as e:
-                failed += 1
-                print(f"hipport: {target}: cannot write ({e.strerror or e})", file=err)
+            # written by a few threads: each write waits on its fsync, and those waits overlap
+            writes.append((target, writer.submit(write_port, target, res.output, in_place=args.in_place,
+                                                 keep_original=not args.no_backup, sync_folder=False)))
+    for target, fut in writes:
+        try:
+            kept = fut.result()
+            written_folders.append(target.parent)
+            if kept is not None and not args.in_place:
+                print(f"hipport: {target} already existed with other content; kept it as {kept}", file=err)
+        except WriteError as e:
+            failed += 1
+            print(f"hipport: {e}", file=err)
+        except OSError as e:
+            failed += 1
+            print(f"hipport: {target}: cannot write ({e.strerror or e})", file=err)
+    writer.shutdown()
+    sync_folders(written_folders)  # the renames are durable: one fsync per folder, not per file
     mode = "/".join(sorted(modes)) or "-"
     if not to_stdout or not args.quiet:
         print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed, "

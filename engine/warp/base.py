@@ -22,8 +22,17 @@ from ..cxx import brackets
 from ..edits import Edit
 from .lex import ID, NUM, PUNCT, Tok, int_value, match_brackets, tokenize
 from .prelude import Needs
-from .project import ProjectFacts
 from .scopes import Func, find_functions
+
+
+@dataclass(frozen=True)
+class ProjectFacts:
+    """What the translation unit's own headers tell the analysis (filled by project.py)."""
+
+    w32: frozenset[str] = frozenset()            # warp-size constants (value 32) defined in the headers
+    warp_kernels: frozenset[str] = frozenset()   # __global__ functions of the headers that use warpSize
+    headers: tuple[str, ...] = field(default=())  # the headers read, for messages and tests
+
 
 SYNC_CALLS = frozenset({
     "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",

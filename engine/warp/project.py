@@ -9,19 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from .base import ProjectFacts  # the facts type lives with Result/Hit: base must not import this module
+
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
 _MAX_BYTES = 4 << 20
-
-
-@dataclass(frozen=True)
-class ProjectFacts:
-    w32: frozenset[str] = frozenset()            # warp-size constants (value 32) defined in the headers
-    warp_kernels: frozenset[str] = frozenset()   # __global__ functions of the headers that use warpSize
-    headers: tuple[str, ...] = field(default=())  # the headers read, for messages and tests
 
 
 def project_facts(path: Path | None, text: str) -> ProjectFacts:

@@ -114,13 +114,15 @@ def _to_original(orig: list[str], plain: list[str]) -> dict[int, int]:
 
 def edit_scores(ports: Path, labels: Path = LABELS) -> dict[str, dict[str, list[tuple[str, str, int]]]]:
     """Which labelled lines each fix style edits, from prepared ports (scripts/wave64_hecbench.sh prepare:
-    PORTS/NAME/{cuda,plain,wave64,portable}): per style, `fixed` (a fix line edited), `wrong` (a none line
+    PORTS/NAME/{cuda,plain,wave64,portable,review}): per style, `fixed` (a fix line edited), `wrong` (a none line
     edited: a fix that changes correct code) and `missed` (a fix line left as the plain port has it)."""
     res: dict[str, dict[str, list[tuple[str, str, int]]]] = {}
     for b, rows in load_labels(labels).items():
         if not (ports / b / "plain").is_dir():
             continue
-        for style in ("wave64", "portable"):
+        for style in ("wave64", "portable", "review"):
+            if not (ports / b / style).is_dir():
+                continue
             r = res.setdefault(style, {"fixed": [], "wrong": [], "missed": []})
             for f in sorted({x["file"] for x in rows}):
                 orig = (ports / b / "cuda" / f).read_text(errors="replace").splitlines()

@@ -24,8 +24,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 LIST = HERE / "wave64_hecbench.list"
 HECBENCH_COMMIT = "49175104c"
-VARIANTS = ("plain", "wave64", "portable")
-COLUMNS = ("native", "plain", "wave64", "portable", "portable-native")
+VARIANTS = ("plain", "wave64", "portable", "review")
+COLUMNS = ("native", "plain", "wave64", "portable", "portable-native", "review")
 FAIL_RE = re.compile(r"FAIL|Mismatch|mismatch|Check failed|\bfailed\b|W64-ERROR")
 TIMING_RE = re.compile(
     r"time|Time|TIME|\bms\b|\(s\)|\bsec|\bus\b|GB/s|GFLOP|throughput|Throughput|bandwidth|Bandwidth|"
@@ -142,7 +142,8 @@ def prepare(outdir: Path, names: list[str], hecbench: Path, hipport: str) -> int
             shutil.rmtree(dst)
         shutil.copytree(src, dst / "cuda")
         for v, opts in (("plain", []), ("wave64", ["--fixes", "all", "--fix-style", "wave64"]),
-                        ("portable", ["--fixes", "all", "--fix-style", "portable"])):
+                        ("portable", ["--fixes", "all", "--fix-style", "portable"]),
+                        ("review", ["--fixes", "all", "--fixes-review", "--fix-style", "wave64"])):
             r = subprocess.run([hipport, "convert", str(src), "-o", str(dst / v), "-q", *opts],
                                capture_output=True, text=True)
             (dst / f"{v}.convert.log").write_text(r.stdout + r.stderr)
@@ -256,12 +257,14 @@ def short(cell: str) -> str:
 def markdown(tsv: Path) -> str:
     """The four-way table with short verdicts, totals and the issue's two targets."""
     rows = [ln.split("\t") for ln in tsv.read_text().splitlines() if ln and not ln.startswith("#")][1:]
-    out = ["| benchmark | CUDA native | plain / oracle | wave64 / oracle | portable / oracle | portable / native |",
-           "|---|---|---|---|---|---|"]
+    titles = ["CUDA native", "plain / oracle", "wave64 / oracle", "portable / oracle", "portable / native",
+              "wave64 + review fixes / oracle"]
+    ncol = len(rows[0]) - 1 if rows else 5  # tables before the review column have five
+    out = ["| benchmark | " + " | ".join(titles[:ncol]) + " |", "|---" * (ncol + 1) + "|"]
     out += ["| " + " | ".join([r[0]] + [short(c) for c in r[1:]]) + " |" for r in rows]
     n = len(rows)
     word = "BUILD-OK" if any(c.startswith("BUILD-OK") for r in rows for c in r[1:]) else "PASS"
-    passes = [sum(1 for r in rows if r[i].startswith(word)) for i in range(1, 6)]
+    passes = [sum(1 for r in rows if r[i].startswith(word)) for i in range(1, ncol + 1)]
     out.append(f"| **{word}** | " + " | ".join(f"**{p}/{n}**" for p in passes) + " |")
     broke = [r[0] for r in rows if r[2].startswith(word) and not (r[3].startswith(word) and r[4].startswith(word))]
     out.append("")

@@ -6,6 +6,7 @@
 #   wave64            hipport convert --fixes all --fix-style wave64, under the oracle
 #   portable          hipport convert --fixes all --fix-style portable, under the oracle
 #   portable-native   the portable port as HIP on NVIDIA (oracle --native, warpSize 32)
+#   review            --fixes all --fixes-review --fix-style wave64 (review-tier groups applied too), under the oracle
 # Ports run in the oracle's ROCm 7 model (--mode rocm7: warpSize not constexpr, 64-bit *_sync masks),
 # hipport's default target. A run is judged by the program's own PASS/FAIL, or by comparing its output
 # with the CUDA original's (see the list's judge field and wave64_hecbench.py).
@@ -15,7 +16,7 @@
 #                                                  writes $OUT/wave64_hecbench.tsv (+ .md, logs)
 #   W64_BUILD_ONLY=1 ... run                       compile only (no GPU needed): verdicts BUILD-OK/COMPILE-ERROR
 # Environment: HIPPORT_HECBENCH (default /work/hecbench), W64_JOBS (builds in parallel, default nproc),
-# W64_RUN_JOBS (runs in parallel, default 4), W64_COLUMNS (default: all five), W64_TIMEOUT (seconds per run, default 120), W64_ONLY (names).
+# W64_RUN_JOBS (runs in parallel, default 4), W64_COLUMNS (default: all six), W64_TIMEOUT (seconds per run, default 120), W64_ONLY (names).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case "${1:-}" in
@@ -51,7 +52,7 @@ run)
     mkdir -p "$work/$b"
     cp -r "$d/$b/cuda" "$work/$b/run"
     [ -n "$setup" ] && (cd "$work/$b/run" && eval "$setup") >/dev/null 2>&1
-    for c in native plain wave64 portable portable-native; do cp -r "$work/$b/run" "$work/$b/run.$c"; done
+    for c in native plain wave64 portable portable-native review; do cp -r "$work/$b/run" "$work/$b/run.$c"; done
   done
   build() {  # build NAME COLUMN -> $W/NAME/bin.COLUMN or a COMPILE-ERROR verdict
     b=$1 c=$2 log="$W/logs/$1.$2.build.log"
@@ -89,7 +90,7 @@ run)
   }
   export -f build runone
   t0=$(date +%s)
-  cols=${W64_COLUMNS:-native plain wave64 portable portable-native}
+  cols=${W64_COLUMNS:-native plain wave64 portable portable-native review}
   for b in $names; do for c in $cols; do echo "$b $c"; done; done \
     | xargs -P "${W64_JOBS:-$(nproc)}" -L 1 bash -c 'build "$@"' _
   t1=$(date +%s)

@@ -99,9 +99,11 @@ class DeviceRules(DeviceForms):
             elif self.laneish(k + 2, e) and (ns & {"warpSize", "__lane_id"} or ns & self.lane):
                 if not (ns & BLOCK_WORDS):
                     self.lane.add(name)
-            if self.warpid32(k + 2, e) is not None or ("warpSize" in ns and "/" in {self.tx[x] for x in range(k + 2, e)}
+            consts = self.w32_consts.keys() | self.facts.w32
+            if self.warpid32(k + 2, e) is not None or (("warpSize" in ns or ns & consts)
+                                                        and "/" in {self.tx[x] for x in range(k + 2, e)}
                                                         and ns & (TID_WORDS | self.tid)):
-                self.warp.add(name)
+                self.warp.add(name)  # a warp id: tid / 32, tid / warpSize, tid / WARP_SIZE
             if ns & BLOCK_WORDS or ns & self.gid:
                 self.gid.add(name)
             elif ns & TID_WORDS or ns & self.tid or ns & self.tid_funcs:

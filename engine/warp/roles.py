@@ -28,8 +28,10 @@ from .lex import ID, NUM, STR, int_value
 
 LANE, VIRTUAL, LAUNCH, BITWORD, NUMBER = "lane", "virtual", "launch", "bit-word", "number"
 # whole-wavefront operations. __activemask is not one: as a *_sync mask it only has to be 64 bits wide (W64-04)
+# `__all` is not one either: true on a 64-lane wavefront only when both 32-lane halves agree, it is the
+# conservative answer for each half (a fast path taken less often), so a 32-lane group that votes stays right.
 HW_OPS = (BALLOT_CALLS - {"__activemask"}) | frozenset({
-    "__any", "__all", "__any_sync", "__all_sync", "__lanemask_lt", "__lanemask_gt", "__lanemask_eq", "__lane_id",
+    "__any", "__any_sync", "__lanemask_lt", "__lanemask_gt", "__lanemask_eq", "__lane_id",
     "warpSize", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
     "__reduce_or_sync", "__reduce_xor_sync"})
 TILE_WORDS = frozenset({"tiled_partition", "thread_block_tile"})
@@ -160,6 +162,16 @@ class RoleRules(Base):
                     init = hdr[i:hdr.index(";")] if ";" in hdr else []
                     step = hdr[len(hdr) - 2:]
                     halving = step in ([">>=", "1"], ["/=", "2"])
+                    if step in (["*=", "2"], ["<<=", "1"]) and hdr.count(";") == 2:
+                        # doubling: `for (m = 1; m < 0x1f; m *= 2)`: offsets stay below the bound
+                        c0 = hdr.index(";") + 1
+                        cond = hdr[c0:hdr.index(";", c0)]
+                        if len(cond) == 3 and cond[0] == var and cond[1] in ("<", "<="):
+                            lim = int_value(cond[2])
+                            if cond[2] in self.w32_consts or cond[2] in self.facts.w32:
+                                lim = 32
+                            return lim is not None and (lim <= 32 if cond[1] == "<" else lim <= 16)
+                        return False
                     if not halving:
                         return False
                     if len(init) == 1 and (int_value(init[0]) or 99) <= 16:
@@ -243,6 +255,9 @@ class RoleRules(Base):
             if "__shared__" in tx[st:k]:
                 return LANE
         if tx[k - 1] in ("*",) or tx[k + 1] in ("*",):
+            other = tx[k - 2] if tx[k - 1] == "*" else tx[k + 2]
+            if other in self.warp:
+                return LANE  # `sbase = warp_id * WS`: the first lane of a warp moves with the warp id
             st = self.stmt_start(k, lo)
             if "__shared__" not in tx[st:k]:
                 return LAUNCH
@@ -401,7 +416,8 @@ class RoleRules(Base):
                 self.needs.host_ws = True
             self.add(Hit("W64-10", lit, w64, port, f"{name} = 64", f"{name} = hipport_host_warp_size()",
                          f"Host variable {name} holds a warp size of 32 and is used {len(uses)} times on the host "
-                         "(launch geometry, kernel arguments): on MI-series GPUs a wavefront has 64 lanes; query "
-                         "the device instead of assuming.", f"hostvar:{name}:{fi}", "medium",
-                         review=f"{name} sizes host launch math at line {self.line(first)}", uses=uses,
+                         "(launch geometry, kernel arguments): on MI-series GPUs a wavefront has 64 lanes. Every use "
+                         "derives from this one value, so querying the device here is exact for all of them.", f"hostvar:{name}:{fi}", "medium",
+                         review="" if port is not None else f"{name} is a compile-time constant on the host "
+                         f"(line {self.line(first)}): no runtime query fits", uses=uses,
                          use_roles=dict.fromkeys(uses, LAUNCH)))

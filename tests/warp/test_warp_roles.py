@@ -72,12 +72,25 @@ def test_host_variable_is_one_finding_and_its_declarator_is_never_rewritten() ->
     assert src.text[f.start:f.end] == "32" and f.line == 4
     assert "Host variable warp_size" in f.message and "device" not in f.message.split(":")[0]
     assert len(f.uses) == 5
+    # every use derives from the one variable: the device query is exact for all of them (safe)
     (g,) = a.groups
-    assert g.tier == FixTier.REVIEW and g.tier_reason == "warp_size sizes host launch math at k.cu:7"
-    p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
+    assert g.tier == FixTier.SAFE and g.tier_reason == ""
+    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
     assert "int devID, warp_size = hipport_host_warp_size();" in p
     assert "k<<<1, 4 * warp_size>>>(d, warp_size);" in p
-    assert "int devID, warp_size = 64;" in port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
+    assert "int devID, warp_size = 64;" in port(src, fixes="all", style=FixStyle.WAVE64).text
+
+
+def test_a_warp_id_and_its_first_lane_move_together_in_a_split() -> None:
+    text = ("#define WS 32\n__global__ void k(const int* x, int* out) {\n"
+            "  int base = threadIdx.x / WS;\n  int sbase = base * WS;\n"
+            "  int v = __shfl_sync(0xffffffffffffffffull, x[threadIdx.x], 0);\n"
+            "  if (sbase == threadIdx.x) out[base] = v;\n}\n"
+            "void run(const int* x, int* out) { k<<<1, 24 * WS>>>(x, out); }\n")
+    src, _a = _one(text)
+    w = _w64(src, review=True)
+    assert "int base = threadIdx.x / WS_LANES;\n  int sbase = base * WS_LANES;" in w
+    assert "k<<<1, 24 * WS>>>(x, out);" in w
 
 
 def test_runtime_warp_size_check_is_never_flipped() -> None:

@@ -50,7 +50,7 @@ _SCRIPT_ERR = re.compile(r"clang(?:\+\+)?(?:-\d+)?: error: (?:unknown argument|u
 # hipFFT, ...), a newer HIP header than 5.2 has (cooperative_groups/reduce.h), or a third-party library
 _PLATFORM = re.compile(r"fatal error: '(?:hip\w*|roc\w*|miopen|rccl|thrust|cub|cooperative_groups|gdal|mpi|boost|"
                        r"opencv\w*|cuda\w*)[/.][^']*' file not found|cannot find -l(?:hipblas|hipblaslt|hipfft|"
-                       r"hipsolver|rocblas|rocfft|rocsolver|MIOpen|rccl|roctx64|mpi|gdal|boost\w*)\b")
+                       r"hipsolver|rocblas|rocfft|rocsolver|MIOpen|rccl|roctx64|mpi|gdal|boost\w*|omp)\b")
 _CORPUS = re.compile(r"No rule to make target '\.\./[^']*-sycl/|No rule to make target '\.\./\.\./|"
                      r"fatal error: '\.\./[^']*-sycl/")
 _SOURCE_ERR = re.compile(r"^[^\s:]+\.(?:cu|cuh|h|hpp|cpp|c|cc|hip|inl):\d+:\d+: (?:fatal )?error:", re.M)
@@ -132,7 +132,16 @@ def classify(out: str) -> tuple[str, str]:
     if not found:
         return "other", out.strip()[-300:]
     _, _, status, line = min(found)
+    missing = re.search(r"fatal error: '([^']+)' file not found", line)
+    if status == "platform" and missing and _installed_elsewhere(missing.group(1)):
+        status = "source"  # the library is here, the source names it by another path (<hipsparse.h>)
     return status, line[-300:]
+
+
+def _installed_elsewhere(header: str) -> bool:
+    """A header missing by the name the source uses but installed one folder down (/usr/include/x/h)."""
+    name = header.rsplit("/", 1)[-1]
+    return any(p.is_file() for p in Path("/usr/include").glob(f"*/{name}"))
 
 
 def _uses_nvcc(mk: Path) -> bool:

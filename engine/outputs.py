@@ -24,19 +24,34 @@ from .config import Config, ConfigError, check_output_folder
 from .fsutil import atomic_write, is_inside
 
 
+def _clean_str(rel: str) -> str:
+    """clean_rel as a string (no PurePosixPath: the file list names 5,000 outputs at start)."""
+    s = rel.replace("\\", "/")
+    parts = [x for x in s.split("/") if x not in ("", ".")]
+    if s.startswith("/") or not parts or ".." in parts:
+        raise ConfigError(f"{rel!r} is not a path inside the project")
+    return "/".join(parts)
+
+
 def clean_rel(rel: str) -> PurePosixPath:
     """A project-relative path in posix form; ConfigError if absolute or climbing out with '..'."""
-    p = PurePosixPath(rel.replace("\\", "/"))
-    parts = [x for x in p.parts if x not in ("", ".")]
-    if p.is_absolute() or not parts or ".." in parts:
-        raise ConfigError(f"{rel!r} is not a path inside the project")
-    return PurePosixPath(*parts)
+    return PurePosixPath(_clean_str(rel))
+
+
+def _stem_suffix(name: str) -> tuple[str, str]:
+    """PurePosixPath(name).stem/.suffix of one path component, without building a path."""
+    i = name.rfind(".")
+    if 0 < i < len(name) - 1:
+        return name[:i], name[i:]
+    return name, ""
 
 
 def sibling_name(name: str) -> str:
     """gemm.cu -> gemm.hip, matmul_cuda.py -> matmul_hip.py, util.h -> util_hip.h."""
-    p = PurePosixPath(name)
-    stem, ext = p.stem, p.suffix
+    last = name.rsplit("/", 1)[-1]
+    if last in ("", "."):  # rare ('dir/', '.'): pathlib's own answer
+        last = PurePosixPath(name).name
+    stem, ext = _stem_suffix(last)
     new_ext = ".hip" if ext.lower() == ".cu" else ext
     new_stem = stem.replace("cuda", "hip").replace("CUDA", "HIP").replace("Cuda", "Hip")
     if new_stem + new_ext == name:
@@ -74,16 +89,15 @@ def write_port(target: Path, data: bytes, *, in_place: bool, keep_original: bool
 
 def output_rel(config: Config, rel: str) -> str:
     """The output's path relative to the root, posix form."""
-    r = clean_rel(rel)
+    r = _clean_str(rel)
     if config.output_mode == "in-place":
-        out = r
-    elif config.output_mode == "sibling":
-        out = r.with_name(sibling_name(r.name))
-    elif config.output_mode == "folder":
-        out = check_output_folder(config.output_folder) / r
-    else:  # pragma: no cover - Config validates the mode
-        raise ConfigError(f"unknown output_mode {config.output_mode!r}")
-    return out.as_posix()
+        return r
+    if config.output_mode == "sibling":
+        head, _, name = r.rpartition("/")
+        return (head + "/" if head else "") + sibling_name(name)
+    if config.output_mode == "folder":
+        return check_output_folder(config.output_folder).as_posix() + "/" + r
+    raise ConfigError(f"unknown output_mode {config.output_mode!r}")  # pragma: no cover - Config validates
 
 
 def output_path(config: Config, root: Path, rel: str) -> Path:

@@ -11,7 +11,7 @@ import stat
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from .edits import line_starts, offset_to_line_col
 
@@ -58,8 +58,15 @@ class SourceError(Exception):
 
 
 def language_for(path: str | Path) -> Language | None:
-    p = Path(path)
-    return NAMES.get(p.name) or EXTENSIONS.get(p.suffix.lower())
+    if isinstance(path, PurePath):
+        name = path.name
+    else:  # a plain string: no Path built (discover asks for every file name of a 5,000-file tree)
+        name = path.rsplit("/", 1)[-1]
+        if name in ("", "."):  # rare ('dir/', 'dir/.'): pathlib's own answer
+            name = PurePath(path).name
+    i = name.rfind(".")
+    suffix = name[i:] if 0 < i < len(name) - 1 else ""  # PurePath.suffix
+    return NAMES.get(name) or EXTENSIONS.get(suffix.lower())
 
 
 @dataclass(frozen=True)

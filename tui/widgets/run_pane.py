@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -24,20 +24,12 @@ from textual.message import Message
 from textual.widgets import RichLog, Static
 
 from hipport.engine.config import Config
-from hipport.engine.toolchain.detect import Detection
-from hipport.engine.toolchain.diagnostics import Diagnostic
-from hipport.engine.toolchain.execute import (
-    NO_SELF_CHECK,
-    PlanDone,
-    RunReport,
-    StepEnded,
-    StepLine,
-    StepStarted,
-    UsageSample,
-    stream_plan,
-)
-from hipport.engine.toolchain.monitor import format_usage
-from hipport.engine.toolchain.plan import RunPlan
+
+if TYPE_CHECKING:  # the toolchain is imported when a build starts, not on the app's first screen
+    from hipport.engine.toolchain.detect import Detection
+    from hipport.engine.toolchain.diagnostics import Diagnostic
+    from hipport.engine.toolchain.execute import RunReport, StepEnded
+    from hipport.engine.toolchain.plan import RunPlan
 
 # Output reaches the log in batches (one RichLog.write per FLUSH_SECONDS, not one per line): writing
 # line by line, a build printing 100,000 lines took minutes and froze the screen for seconds at a time.
@@ -205,6 +197,18 @@ class RunPane(Vertical):
         started = self.clock()
         code: int | None = 0
         report: RunReport | None = None
+        from hipport.engine.toolchain.detect import Detection
+        from hipport.engine.toolchain.execute import (
+            NO_SELF_CHECK,
+            PlanDone,
+            StepEnded,
+            StepLine,
+            StepStarted,
+            UsageSample,
+            stream_plan,
+        )
+        from hipport.engine.toolchain.monitor import format_usage
+
         try:
             if plan.kind != "custom":  # a plan of the engine's: say what it builds, and for which target
                 self.write_line(f"note: {plan.label}: {plan.kind} build for {plan.arch}")

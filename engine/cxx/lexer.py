@@ -85,8 +85,27 @@ class Tokens:
         return self._spellings
 
 
+# The last text tokenized and its tokens: a file is translated and then warp-analysed, and both
+# passes lex the same source text; the second gets the first's Tokens (treat them as read-only).
+# Texts above _CACHE_MAX_CHARS are not kept (their token arrays would stay alive until the next call).
+_CACHE_MAX_CHARS = 8_000_000
+_last: tuple[str, Tokens] | None = None
+
+
 def tokenize(text: str) -> Tokens:
-    """Split `text` into tokens (clang's raw-lexer classes). Never fails: any byte is some token."""
+    """Split `text` into tokens (clang's raw-lexer classes). Never fails: any byte is some token.
+    The same text twice in a row gives the same (read-only) Tokens."""
+    global _last
+    last = _last
+    if last is not None and (last[0] is text or last[0] == text):
+        return last[1]
+    toks = _tokenize(text)
+    if len(text) <= _CACHE_MAX_CHARS:
+        _last = (text, toks)
+    return toks
+
+
+def _tokenize(text: str) -> Tokens:
     kinds: list[int] = []
     starts: list[int] = []
     ends: list[int] = []

@@ -72,7 +72,7 @@ def branch_name(root: Path) -> str:
     from hipport.engine.vcs import repo_state
 
     try:
-        state = repo_state(root)
+        state = repo_state(root, files=False)
     except Exception:  # no git executable, an unreadable repository: the header says so, the app goes on
         return "no git"
     if state.branch:

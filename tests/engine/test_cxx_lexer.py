@@ -168,3 +168,18 @@ def test_angle_open_walks_back_over_template_arguments() -> None:
     assert tx[k - 1] == "map"
     assert angle_open(tx.__getitem__, tx.index(">"), 0, stops) == -1  # `c > d` after `&&`: no template
     assert angle_open(tx.__getitem__, tx.index(">>"), k + 1, stops) == -1  # not before lo
+
+
+def test_the_same_text_twice_is_lexed_once_and_a_new_text_afresh() -> None:
+    """translate and the warp analysis lex the same source: the second call reuses the first's Tokens."""
+    from hipport.engine.cxx import lexer
+
+    a = "__global__ void k(int* x) { x[threadIdx.x] = __shfl_down_sync(0xffffffff, 1, 16); }\n"
+    b = a.replace("16", "8")
+    first = lexer.tokenize(a)
+    assert lexer.tokenize("".join([a[:10], a[10:]])) is first  # equal text, another str object
+    assert first == lexer._tokenize(a)
+    second = lexer.tokenize(b)
+    assert second is not first and second == lexer._tokenize(b)
+    assert "8" in second.spellings() and "16" not in second.spellings()
+    assert lexer.tokenize(a) == first  # back to a: lexed again, same result

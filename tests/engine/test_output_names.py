@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hipport.engine.outputs import output_rel, sibling_name
 from hipport.engine.review import ReviewSession
@@ -69,3 +71,35 @@ def test_cli_and_app_keep_the_original_in_the_same_place(tmp_path: Path) -> None
         assert (root / "k.cu.prehip").read_text() == KERNEL
         assert not (root / ".hipport" / "originals").exists()
     assert (tmp_path / "cli" / "k.cu").read_bytes() == (tmp_path / "app" / "k.cu").read_bytes()
+
+
+# The naming functions work on strings (the file list names 5,000 outputs at start); their reading
+# of a name must stay pathlib's: stem/suffix, the last component, what clean_rel accepts.
+_NAME_PARTS = ["a", ".", "/", "\\", "cu", "cuda", "CUDA", "Cuda", "..", "h", ".cu", ".CU", ".py", "Makefile", ""]
+
+
+@given(st.lists(st.sampled_from(_NAME_PARTS), max_size=7).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_string_naming_reads_names_as_pathlib_does(name: str) -> None:
+    from pathlib import PurePath, PurePosixPath
+
+    from hipport.engine.config import Config, ConfigError
+    from hipport.engine.outputs import _stem_suffix, clean_rel
+    from hipport.engine.source import language_for
+
+    last = PurePosixPath(name).name
+    assert _stem_suffix(last) == (PurePosixPath(last).stem, PurePosixPath(last).suffix)
+    if name:
+        assert language_for(name) == language_for(PurePath(name))
+    try:
+        cleaned: PurePosixPath | None = clean_rel(name)
+    except ConfigError:
+        cleaned = None
+    p = PurePosixPath(name.replace("\\", "/"))
+    ok = not p.is_absolute() and ".." not in p.parts and p.parts != ()
+    assert (cleaned is not None) == ok
+    if cleaned is not None:
+        assert cleaned == p
+        assert output_rel(Config(output_mode="in-place"), name) == p.as_posix()
+        assert output_rel(Config(output_mode="sibling"), name) == p.with_name(sibling_name(p.name)).as_posix()
+        assert output_rel(Config(output_mode="folder", output_folder="hip"), name) == f"hip/{p.as_posix()}"

@@ -61,9 +61,14 @@ def test_repo_state_plain_and_not_a_repo(repo: Path, tmp_path: Path) -> None:
     git(repo, "add", "new.cu")
     st = repo_state(repo)
     assert st.staged == ("new.cu",) and st.dirty == ("other.c",)
+    # the app's header asks for the branch only: no `git status` walk, the file lists left empty
+    quick = repo_state(repo, files=False)
+    assert (quick.is_repo, quick.branch, quick.detached, quick.has_commits) == (True, "main", False, True)
+    assert (quick.staged, quick.dirty, quick.untracked) == ((), (), ())
     plain = tmp_path / "plain"
     plain.mkdir()
     assert repo_state(plain).is_repo is False
+    assert repo_state(plain, files=False).is_repo is False
 
 
 def test_commit_only_the_given_paths_and_keep_other_staged_work(repo: Path) -> None:

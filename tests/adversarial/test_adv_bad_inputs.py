@@ -278,9 +278,11 @@ def test_read_only_file_is_refused_even_for_root(tmp_path: Path) -> None:
 
 
 # Runs the CLI in-process after dropping to uid/gid 65534: imports and the mapping tables are loaded
-# first, as root (the interpreter and the checkout may not be readable by that user).
+# first, as root (the interpreter and the checkout may not be readable by that user). Every standard-library
+# module the commands import lazily must be listed here: convert's thread pool (concurrent.futures.thread) is one.
 AS_NOBODY = """
 import os, sys, locale, difflib, json, io, argparse, gettext, codecs, tempfile, shutil, encodings.latin_1  # noqa
+import concurrent.futures.thread  # noqa (the package loads ThreadPoolExecutor lazily)
 from hipport.tui import cli
 cli.build_parser()
 from hipport.tui.commands import convert, scan  # noqa

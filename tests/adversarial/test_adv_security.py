@@ -194,20 +194,33 @@ def test_state_folder_that_is_a_link_out_of_the_root_is_not_written_through(tmp_
 DOCUMENTED = {"HIP_PLATFORM", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "PYTORCH_ROCM_ARCH"}
 
 
+MAKEFILE = "all: app\n\napp: g.cu\n\tnvcc -arch=sm_90 g.cu -o app\n\nrun: app\n\t./app\n"
+CMAKELISTS = "cmake_minimum_required(VERSION 3.21)\nproject(x LANGUAGES CXX CUDA)\nadd_executable(app g.cu)\n"
+
+
 def _project(tmp_path: Path, kind: str) -> Path:
+    """A CUDA project ported the way a person ports it: the run builds only a PORTED project with its
+    ported build script (engine/toolchain/buildscript.py), so make and CMake projects are converted by
+    `hipport convert` itself (Makefile -> Makefile_hip in sibling mode; CMake, which cannot read a
+    renamed CMakeLists, in place with the project's output_mode saying so)."""
     proj = tmp_path / kind
     proj.mkdir()
     if kind == "single":
         (proj / "g.cu").write_text(KERNEL)
         (proj / "g.hip").write_text(KERNEL)
     elif kind == "make":
-        (proj / "Makefile").write_text("all:\n\ttrue\n")
+        (proj / "Makefile").write_text(MAKEFILE)
         (proj / "g.cu").write_text(KERNEL)
-        (proj / "g.hip").write_text(KERNEL)
+        r = hipport("convert", "-q", "--suffix", "g.cu", "Makefile", cwd=proj)
+        assert r.rc == 0, r.err
+        assert (proj / "g.hip").is_file() and "hipcc" in (proj / "Makefile_hip").read_text()
     elif kind == "cmake":
-        (proj / "CMakeLists.txt").write_text("project(x)\n")
+        (proj / "CMakeLists.txt").write_text(CMAKELISTS)
         (proj / "g.cu").write_text(KERNEL)
-        (proj / "g.hip").write_text(KERNEL)
+        (proj / "pyproject.toml").write_text('[tool.hipport]\noutput_mode = "in-place"\n')
+        r = hipport("convert", "-q", "--in-place", "g.cu", "CMakeLists.txt", cwd=proj)
+        assert r.rc == 0, r.err
+        assert "LANGUAGES CXX HIP" in (proj / "CMakeLists.txt").read_text()
     else:
         (proj / "matmul_cuda.py").write_text("import torch\n")
         (proj / "matmul_hip.py").write_text("import torch\n")

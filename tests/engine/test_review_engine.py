@@ -17,15 +17,23 @@ from hipport.engine.model import FixStyle
 from hipport.engine.review import Decision, FileStatus, ReviewSession
 from hipport.engine.vcs import init_repo_from
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gemm"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "gemm"
+# the ROCm >= 6.2 *_sync builtins (64-bit masks, static_assert) for Debian's HIP 5.2, as in tests/warp
+SYNC_HEADER = ROOT / "tests" / "include" / "hip_warp_sync_rocm62.h"
 
+# A lane id modulo 32 indexing a ballot: on a 64-lane wave lanes 32-63 alias 0-31, the ballot kept in
+# `unsigned` and `__popc` drop lanes 32-63, and `1u << lane` is too narrow. (Lane/warp ids that are
+# only written to memory are a consistent 32-lane sub-group and rightly give no finding.)
 LANES = """\
 #include <cuda_runtime.h>
 
 __global__ void lanes(int* out) {
   int lane = threadIdx.x % 32;
   int warp = threadIdx.x / 32;
-  out[blockIdx.x * blockDim.x + threadIdx.x] = warp * 100 + lane;
+  unsigned votes = __ballot_sync(0xffffffff, out[threadIdx.x] > 0);
+  int before = __popc(votes & ((1u << lane) - 1));
+  out[blockIdx.x * blockDim.x + threadIdx.x] = warp * 100 + before;
 }
 
 int main() {
@@ -117,6 +125,8 @@ def test_written_result_compiles_with_hipcc(tmp_path: Path, style: FixStyle) -> 
     out = s.write("lanes.cu")
     assert "% 32" not in out.read_text()
     env = dict(os.environ, HIP_PLATFORM="amd")
-    p = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-c", str(out), "-o", str(tmp_path / "lanes.o")],
+    # the default target is ROCm 7.0: compile against its *_sync declarations (no shims are inserted)
+    p = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-include", str(SYNC_HEADER), "-c", str(out),
+                        "-o", str(tmp_path / "lanes.o")],
                        capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]

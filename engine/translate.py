@@ -9,166 +9,71 @@ again changes nothing (nothing in it is a CUDA name any more).
 Modes: TOKENS always works (no headers, no CUDA SDK). AST (engine/semantic.py) is used when a clang
 resource directory and CUDA headers are found; it resolves what tokens cannot, e.g. a function the
 file itself declares under a CUDA name, which must not be renamed.
+
+Options and per-name decisions live in translate_decide.py, helpers of translate_text in
+translate_parts.py; the public names stay importable from here.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .config import parse_rocm
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
-from .edits import Edit, apply_edits
+from .edits import Edit
 from .launch import launch_edits, macro_launches
 from .model import Report, ReportKind, Translation, TranslationMode
 from .ppcond import inactive_tokens
 from .python_host import translate_python
 from .source import BUILD_LANGUAGES, Language, Source
 from .translate_args import Call, call_arguments, rewrite_calls
+from .translate_decide import (
+    _ARG_NAMES,
+    _NAMESPACE,
+    _REPORT,
+    TranslateError,
+    TranslateOptions,
+    _decider,
+    _mapping,
+    _other,
+    _unknown_re,
+)
+from .translate_parts import (
+    _compose_macro_launches,
+    _has_cuda_code,
+    _in_inactive,
+    _needs_shim,
+    _Out,
+    _shims,
+    _translate_inside,
+)
 from .translate_tables import (
     ARCH_AVAILABLE_UP_TO,
     ARG_REWRITES,
     ARG_REWRITES_HIP_ONLY,
     CUDA_API_LEVEL,
     CUDA_SUFFIXES,
-    HIP_DATA_TYPES,
     HIP_RUNTIME_HEADER,
     OVERLOADS,
     TYPE_HEADERS,
-    UNKNOWN_PATTERN,
     VERSION_MACROS,
 )
 
-
-class TranslateError(Exception):
-    """Translation cannot run as asked (e.g. ast="on" without a clang resource dir). One line."""
-
-
-@dataclass(frozen=True)
-class TranslateOptions:
-    rocm: tuple[int, int] = (7, 0)
-    launch_syntax: str = "chevron"  # "chevron" keeps <<<...>>>; "ggl" emits hipLaunchKernelGGL
-    roc: bool = False               # rocBLAS/rocSPARSE/... and MIOpen names instead of hip*
-    experimental: bool = False      # also translate names HIP marks experimental
-    include_dirs: tuple[str, ...] = ()
-    defines: tuple[str, ...] = ()   # "NAME" or "NAME=VALUE" (AST mode, and skip_inactive)
-    skip_inactive: bool = False     # leave #if branches the preprocessor leaves inactive untouched
-    amap: bool = False              # with skip_inactive: still rename CUDA names in the inactive branches
-    miopen: bool = False            # cuDNN -> MIOpen names (what --roc also does for cuDNN)
-    hip_data_types: bool = False    # cudaDataType -> hipDataType, not hipblasDatatype_t / rocblas_datatype
-    translate_comments: bool = False
-    translate_strings: bool = True  # hipify-clang's RewriteString: whole words of string literals
-    ast: str = "auto"               # "auto" | "off" | "on"
-    # absolute paths of the files of this conversion whose outputs get sibling names (--suffix):
-    # quoted includes of them are pointed at their ports (engine/local_includes.py)
-    sibling_outputs: frozenset[str] = frozenset()
-    archs: tuple[str, ...] = ("gfx942",)  # build scripts: --offload-arch / CMAKE_HIP_ARCHITECTURES targets
-    output_mode: str = "folder"     # build scripts: "sibling" renames gemm.cu -> gemm.hip in the script
-    shims: bool = False             # insert the one-line shims of mapping/shims.tsv where the code needs them
-    # CUDA-looking names other files of the conversion define (engine/project_names.py): not "unknown"
-    project_names: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        if self.launch_syntax not in ("chevron", "ggl"):
-            raise ValueError(f"launch_syntax must be 'chevron' or 'ggl', not {self.launch_syntax!r}")
-        if self.ast not in ("auto", "off", "on"):
-            raise ValueError(f"ast must be 'auto', 'off' or 'on', not {self.ast!r}")
+__all__ = ["TranslateError", "TranslateOptions", "rocm_version", "translate", "translate_text"]
 
 
 rocm_version = parse_rocm  # the one ROCm version rule (config.py), under its old name
 
 
 # ---------------------------------------------------------------------------------------------
-# Per-name decisions (cached per option set: the same name gets the same answer everywhere)
-
-_RENAME, _KEEP, _REPORT, _NAMESPACE = 0, 1, 2, 3
-
-
-@functools.cache
-def _unknown_re() -> re.Pattern[str]:
-    return re.compile(UNKNOWN_PATTERN)  # compiled on first use: ~4 ms, not needed by every run
-
-_Decision = tuple[int, str, str, ReportKind | None, str, str]  # (action, replacement, family, report kind, message, since)
-_decisions: dict[tuple[Any, ...], dict[str, _Decision | None]] = {}
-_ARG_NAMES = frozenset(ARG_REWRITES) | frozenset(OVERLOADS) | frozenset(ARG_REWRITES_HIP_ONLY)
-# names in no API table: 0 nothing, 1 inline asm keyword, 2 CUDA preprocessor macro, 3 CUDA-looking
-_other: dict[str, int] = {}
-
-
-def _mapping() -> Any:
-    from .mapping import load
-
-    return load()
-
-
-def _decide(name: str, mapping: Any, options: TranslateOptions) -> _Decision | None:
-    e = mapping.lookup(name)
-    if e is None:
-        return None
-    fam = e.family
-    if e.kind == "namespace":
-        return (_NAMESPACE, e.hip, fam, None, "", "") if e.hip else None
-    target = e.target(options.roc, options.miopen)
-    if options.hip_data_types and name in HIP_DATA_TYPES:
-        target = HIP_DATA_TYPES[name]
-    v = ".".join(map(str, options.rocm))
-    if not target or (e.status == "unsupported" and target == e.hip):
-        why = (e.section.split("overrides.tsv: ", 1)[1][:-1] if "overrides.tsv: " in e.section
-               else "AMD's HIPIFY tables list it as unsupported")
-        return (_REPORT, "", fam, ReportKind.UNSUPPORTED, f"{name} has no HIP equivalent ({why})", "")
-    if target == e.hip and e.hip_removed and mapping.version_at_least(e.hip_removed, options.rocm):
-        return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
-                f"{name}: its HIP counterpart {target} was removed in HIP {e.hip_removed}", "")
-    if target == e.hip and e.needs_newer_rocm(options.rocm):
-        return (_REPORT, "", fam, ReportKind.NEEDS_NEWER_ROCM,
-                f"{name} -> {target} needs ROCm {e.hip_added} (target is ROCm {v}; use --rocm)", e.hip_added)
-    exp = e.roc_experimental if target != e.hip else e.experimental
-    if exp and not options.experimental:
-        return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
-                f"{name} -> {target} is experimental in HIP {exp}; pass --experimental to translate it", exp)
-    if target == e.hip and e.hip_deprecated and mapping.version_at_least(e.hip_deprecated, options.rocm):
-        return (_RENAME if target != name else _KEEP, target, fam, ReportKind.DEPRECATED,
-                f"{name} -> {target}, which is deprecated since HIP {e.hip_deprecated}", e.hip_deprecated)
-    return (_RENAME if target != name else _KEEP, target, fam, None, "", "")
-
-
-def _decider(mapping: Any, options: TranslateOptions) -> Callable[[str], _Decision | None]:
-    key = (id(mapping), options.rocm, options.roc, options.experimental, options.miopen, options.hip_data_types)
-    cache = _decisions.setdefault(key, {})
-
-    def decide(name: str) -> _Decision | None:
-        try:
-            return cache[name]
-        except KeyError:
-            d = cache[name] = _decide(name, mapping, options)
-            return d
-
-    return decide
-
-
-# ---------------------------------------------------------------------------------------------
 # The translation of C++/CUDA text
-
-
-@dataclass
-class _Out:
-    edits: list[Edit] = field(default_factory=list)
-    reports: list[Report] = field(default_factory=list)
-    stats: dict[str, int] = field(default_factory=dict)
-
-    def count(self, key: str, n: int = 1) -> None:
-        self.stats[key] = self.stats.get(key, 0) + n
-
 
 _COMPARE = {">=", ">", "<=", "<", "==", "!="}
 _SKIP_DIRECTIVES = {"include", "include_next", "import", "error", "warning", "line", "pragma"}
 _ASM = {"asm", "__asm__", "__asm"}
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~"}
 _PTX = "inline assembly (PTX) does not run on AMD GPUs: rewrite it with HIP intrinsics"
-_IDENT_IN_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _number(s: str) -> int | None:
@@ -615,90 +520,6 @@ def translate_text(
         out.count("launch", len(macro_sites))
     return out
 
-
-@functools.cache
-def _shims() -> dict[str, dict[str, str]]:
-    """mapping/shims.tsv by trigger name."""
-    from .mapping import _read_tsv
-
-    return {r["trigger"]: r for r in _read_tsv("shims.tsv")}
-
-
-def _needs_shim(toks: Tokens, open_paren: int) -> bool:
-    """A supported call whose shim is an overload (cudaHostAlloc(T**)): needed unless the first
-    argument is already cast to void**."""
-    j = open_paren + 1
-    head = "".join(toks.spelling(k) for k in range(j, min(j + 6, len(toks))))
-    return not (head.startswith("(void**)") or head.startswith("reinterpret_cast<void**>")
-                or head.startswith("(void**") or head.startswith("static_cast<void**>"))
-
-
-def _compose_macro_launches(text: str, sites: list[Any], edits: list[Edit], base: int) -> list[Edit]:
-    """Replace each call site by its hipLaunchKernelGGL text; the edits inside a call-site span
-    (renames in the arguments) are applied to that span's text, and dropped from the list."""
-    for m in sites:
-        lo, hi = base + m.start, base + m.end
-        inside = [e for e in edits if lo <= e.start and e.end <= hi]
-        if not inside and any(e.start < hi and lo < e.end for e in edits):
-            continue  # something else rewrites across the call: leave it
-        parts: list[str] = []
-        for p in m.pieces:
-            if isinstance(p, str):
-                parts.append(p)
-                continue
-            s, e = p
-            own = [Edit(x.start - base - s, x.end - base - s, x.replacement, x.rule, x.note)
-                   for x in inside if base + s <= x.start and x.end <= base + e]
-            parts.append(apply_edits(text[s:e], own))
-        edits = [e for e in edits if not (lo <= e.start and e.end <= hi)]
-        edits.append(Edit(lo, hi, "".join(parts), "launch", "launch written at the macro's call site"))
-    return edits
-
-
-def _has_cuda_code(toks: Tokens) -> bool:
-    """Device code or launches: the file needs the HIP runtime header even if no API is called."""
-    cuda_words = {"__global__", "__device__", "__shared__", "__constant__", "threadIdx", "blockIdx",
-                  "blockDim", "gridDim", "__syncthreads", "<<<"}
-    return any(toks.text[s:e] in cuda_words for s, e in zip(toks.starts, toks.ends, strict=True))
-
-
-def _in_inactive(toks: Tokens, inactive: list[bool], offset: int) -> bool:
-    import bisect
-
-    i = bisect.bisect_right(toks.starts, offset) - 1
-    return 0 <= i < len(inactive) and inactive[i]
-
-
-def _translate_inside(toks: Tokens, options: TranslateOptions, decide: Callable[[str], _Decision | None],
-                      edit: Callable[..., None], out: _Out, skip: Callable[[int], bool]) -> None:
-    """CUDA names inside comments (only when asked) and string literals (hipify-clang's RewriteString).
-
-    A string literal is read as hipify-clang's HipifyAction::RewriteString reads it: from each `cu`
-    up to the next space (looking from 4 characters on) is one candidate word; a candidate that is a
-    CUDA name with a translation is replaced, anything else (`"CUDA error %s"`, `cudaMalloc()`,
-    `cudaMallocX`) stays. Only plain `"..."` literals outside #include lines; `skip(i)` leaves
-    tokens out (inactive #if branches)."""
-    text = toks.text
-    for i, k in enumerate(toks.kinds):
-        if k == LITERAL and options.translate_strings and text[toks.starts[i]] == '"' and not skip(i):
-            s, e = toks.starts[i] + 1, toks.ends[i] - 1
-            begin = text.find("cu", s, e)
-            while begin >= 0:
-                end = text.find(" ", min(begin + 4, e), e)
-                name = text[begin : end if end >= 0 else e]
-                d = decide(name)
-                if d is not None and d[0] == _RENAME and d[1] != name:
-                    edit(begin, begin + len(name), d[1], "api-text", f"{name} -> {d[1]} (in a string literal)")
-                    out.count("api")
-                if end < 0:
-                    break
-                begin = text.find("cu", end + 1, e)
-        elif k == COMMENT and options.translate_comments:
-            for m in _IDENT_IN_TEXT.finditer(text, toks.starts[i], toks.ends[i]):
-                d = decide(m.group())
-                if d is not None and d[0] == _RENAME and d[1] != m.group():
-                    edit(m.start(), m.end(), d[1], "api-text", f"{m.group()} -> {d[1]} (in a comment)")
-                    out.count("api")
 
 
 def translate(source: Source, options: TranslateOptions | None = None) -> Translation:

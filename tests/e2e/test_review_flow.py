@@ -6,7 +6,6 @@ sample (gemm.cu, matmul_cuda.py, Makefile, CMakeLists.txt) in a real git reposit
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 import subprocess
@@ -15,7 +14,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_tmux import HIPPORT, Tmux, git
+from test_tmux import HIPPORT, Tmux, clean_env, git
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
@@ -26,12 +25,6 @@ pytestmark = [
 def start(tmux: Tmux, command: str, env: dict[str, str]) -> None:
     subprocess.run(["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "e2e", "-x", "150", "-y", "42",
                     command], check=True, env=env, timeout=30)
-
-
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
-    env["TERM"] = "xterm-256color"
-    return env
 
 
 def test_open_search_accept_edit_write_commit(tmp_path: Path) -> None:

@@ -51,6 +51,15 @@ class Tmux:
             time.sleep(0.15)
 
 
+def clean_env() -> dict[str, str]:
+    """The environment for the app in the tmux pane: no TMUX* (the pane is its own server) and no
+    COLUMNS/LINES, which pytest-xdist workers set to 80x24: Textual (shutil.get_terminal_size) would
+    take them over the pane's real size and draw 80x24, truncating the file list's counts."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX") and k not in ("COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    return env
+
+
 def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
@@ -58,8 +67,7 @@ def git(root: Path, *args: str) -> str:
 def test_demo_review_write_commit_in_a_real_terminal(tmp_path: Path) -> None:
     demo = tmp_path / "demo"
     tmux = Tmux(f"hipport-e2e-{uuid.uuid4().hex[:8]}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
-    env["TERM"] = "xterm-256color"
+    env = clean_env()
     command = f"{HIPPORT} demo --dir {demo} --theme hipport-dark; echo EXIT=$?; sleep 30"
     subprocess.run(
         ["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "e2e", "-x", "140", "-y", "40", command],

@@ -198,27 +198,23 @@ class Decisions(SessionCore):
 
     def undo(self) -> Change | None:
         """Take back the last decide*/set_style; None when there is nothing to undo."""
-        with self._lock:
-            if not self._undo:
-                return None
-            step = self._undo.pop()
-            for part in (step, *step.also):
-                self._set(part.rel, part.changes, forward=False)
-            self._redo.append(step)
-            note = self._autosave()
-            return Change(step.rel, tuple(c[0] for c in step.changes), f"undid: {step.message}{note}")
+        return self._replay(self._undo, self._redo, forward=False, verb="undid")
 
     def redo(self) -> Change | None:
         """Do again what `undo` took back; None when there is nothing to redo."""
+        return self._replay(self._redo, self._undo, forward=True, verb="redid")
+
+    def _replay(self, source: list[Step], target: list[Step], forward: bool, verb: str) -> Change | None:
+        """Move the last step of `source` to `target`, applying it forward or backward."""
         with self._lock:
-            if not self._redo:
+            if not source:
                 return None
-            step = self._redo.pop()
+            step = source.pop()
             for part in (step, *step.also):
-                self._set(part.rel, part.changes, forward=True)
-            self._undo.append(step)
+                self._set(part.rel, part.changes, forward=forward)
+            target.append(step)
             note = self._autosave()
-            return Change(step.rel, tuple(c[0] for c in step.changes), f"redid: {step.message}{note}")
+            return Change(step.rel, tuple(c[0] for c in step.changes), f"{verb}: {step.message}{note}")
 
     def can_undo(self) -> bool:
         return bool(self._undo)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,6 +107,18 @@ class RocmAgent:
         return f"{(b >> 8) & 0xFF:02x}:{(b >> 3) & 0x1F:02x}.{b & 0x7}"
 
 
+def _key_lines(text: str) -> Iterator[tuple[int, str, str]]:
+    """(indent, key, value) of each `KEY: value` line of rocminfo's or amd-smi's text form (blank
+    lines and lines without a colon are skipped); the key is stripped, the value left as written."""
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        key, sep, value = line.strip().partition(":")
+        if sep:
+            yield indent, key.strip(), value
+
+
 def parse_rocminfo(text: str) -> list[RocmAgent]:
     """GPU agents only (keyed on `Device Type: GPU`, not agent numbers: CPU agents come first)."""
     agents: list[RocmAgent] = []
@@ -114,14 +127,7 @@ def parse_rocminfo(text: str) -> list[RocmAgent]:
         top: dict[str, str] = {}
         isa_names: list[str] = []
         in_isa = False
-        for line in block.splitlines():
-            if not line.strip():
-                continue
-            indent = len(line) - len(line.lstrip(" "))
-            key, sep, value = line.strip().partition(":")
-            if not sep:
-                continue
-            key = key.strip()
+        for indent, key, value in _key_lines(block):
             if indent <= 2:
                 in_isa = key == "ISA Info"
                 top.setdefault(key, _clean(value))
@@ -163,14 +169,8 @@ def _parse_indented(text: str) -> list[dict[str, Any]]:
     """amd-smi's text form: `GPU: 0` then indented `KEY: value` lines and `SECTION:` headers."""
     gpus: list[dict[str, Any]] = []
     stack: list[tuple[int, dict[str, Any]]] = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip(" "))
-        key, sep, value = line.strip().partition(":")
-        if not sep:
-            continue
-        key, value = key.strip().lower(), value.strip()
+    for indent, key, value in _key_lines(text):
+        key, value = key.lower(), value.strip()
         if indent == 0:
             if key == "gpu":
                 cur: dict[str, Any] = {"gpu": _int(value)}

@@ -150,6 +150,13 @@ class Base:
         end = self.toks[j if j is not None else i].end
         return Edit(self.toks[i].start, end, repl, rule)
 
+    def widen(self, span: tuple[int, int], rule: str, w: list[Edit], p: list[Edit]) -> list[int]:
+        """Widen the 32-bit type at tokens span[0]..span[1]: `unsigned long long` into the naive
+        edits `w`, `lane_mask_t` into the portable edits `p`; returns the span's token indices."""
+        w.append(self.edit(span[0], "unsigned long long", rule, span[1]))
+        p.append(self.edit(span[0], "lane_mask_t", rule, span[1]))
+        return list(range(span[0], span[1] + 1))
+
     def insert_after(self, i: int, text: str, rule: str) -> Edit:
         e = self.toks[i].end
         return Edit(e, e, text, rule)

@@ -257,9 +257,7 @@ class DeviceRules(DeviceForms):
                     if name_i is not None:
                         span = self.narrow_type_span(s, name_i)
                         if span is not None and not (set(range(span[0], span[1] + 1)) & self.claimed):
-                            w.append(self.edit(span[0], "unsigned long long", "W64-05", span[1]))
-                            p.append(self.edit(span[0], "lane_mask_t", "W64-05", span[1]))
-                            claim += list(range(span[0], span[1] + 1))
+                            claim += self.widen(span, "W64-05", w, p)
                     self.add(Hit("W64-05", k, w, p, "1ull << lane", "lane_mask_t{1} << lane",
                                  "A 32-bit 1 shifted by a lane id is 0 (undefined) for lanes 32-63.", key), claim)
             # W64-06 / W64-18: loops
@@ -359,9 +357,7 @@ class DeviceRules(DeviceForms):
         claim = [lit]
         span = self.narrow_type_span(s, lit - 2)
         if span is not None:
-            w.append(self.edit(span[0], "unsigned long long", "W64-03", span[1]))
-            p.append(self.edit(span[0], "lane_mask_t", "W64-03", span[1]))
-            claim += list(range(span[0], span[1] + 1))
+            claim += self.widen(span, "W64-03", w, p)
         self.needs.mask_t = True
         self.add(Hit("W64-03", lit, w, p, "64-bit full mask variable", "lane_mask_t full mask variable",
                      f"Mask variable `{name}` holds a 32-bit full mask that reaches a *_sync builtin: ROCm >= 7.0 "

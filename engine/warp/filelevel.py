@@ -175,8 +175,7 @@ class FileRules(Base):
                 if self.toks[lit].pp < 0:
                     span = self.narrow_type_span(s, lit - 2)
                     if span is not None:
-                        w.append(self.edit(span[0], "unsigned long long", "W64-03", span[1]))
-                        p.append(self.edit(span[0], "lane_mask_t", "W64-03", span[1]))
+                        self.widen(span, "W64-03", w, p)
                 self.add(Hit("W64-03", lit, w, p, "64-bit full mask", "full mask ~lane_mask_t{0}",
                              f"Full-mask constant {name} is 32-bit: ROCm >= 7.0 rejects it in *_sync builtins; "
                              "widened naively it would drop lanes 32-63.", f"mask:{name}"))

@@ -76,9 +76,7 @@ class MaskRules(Base):
                         claim.append(z)
                 ret = self.narrow_return(f.index, name)
                 if ret is not None:  # `unsigned lanemask_lt() { ...; return m; }`: the helper's type widens too
-                    w.append(self.edit(ret[0], "unsigned long long", "W64-04", ret[1]))
-                    p.append(self.edit(ret[0], "lane_mask_t", "W64-04", ret[1]))
-                    claim += list(range(ret[0], ret[1] + 1))
+                    claim += self.widen(ret, "W64-04", w, p)
                 self.needs.mask_t = True
                 self.add(Hit("W64-04", s0, w, p, "declare the mask 64-bit", "declare the mask as lane_mask_t",
                              f"`{name}` is declared 32-bit but {why}: HIP masks and ballots are 64-bit, so lanes "

@@ -387,22 +387,12 @@ class DiffView(ScrollView, can_focus=True):
                 fold = list(Segment.apply_style(fold, post_style=RichStyle(reverse=True)))
             return Strip(fold, width)
 
-        changed = row.kind == "change"
         mark = self._mark_for(finding_ids)
         for side, col_w in (("old", left_w), ("new", right_w)):
             number = getattr(row, f"{side}_no")
             text = getattr(row, f"{side}_text")
             spans = getattr(row, f"{side}_spans", ()) or ()
-            if number is None:
-                row_style = self._style("diff--empty")
-            elif changed:
-                row_style = self._style("diff--removed" if side == "old" else "diff--added")
-            else:
-                row_style = self.get_visual_style()
-            if is_current:
-                row_style = row_style + self._background_only("diff--current")
-            if at_cursor:
-                row_style = row_style + self._background_only("diff--cursor")
+            row_style = self._row_style(row, side, number, at_cursor, is_current)
             segments.extend(self._gutter(mark if side == "old" else None, row_style))
             num_style = row_style + self._style("diff--lineno")
             num_text = "" if number is None else str(number)

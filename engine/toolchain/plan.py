@@ -28,6 +28,10 @@ build-only machines lack). No AMD GPU -> the plan builds and says plainly that n
     python = "python3"                        interpreter for Python projects
     build_timeout = 900; run_timeout = 600    seconds
     no_blas = true                            build without the vendor BLAS (samples that support it)
+
+Size (~620 lines, over the ~600 guide): the AMD plan (_plan_hip) and the CUDA baseline plan
+(_plan_cuda) share this module's naming, project-kind, arch and config rules; kept together so each
+rule has one home and plan() has no import cycle with a split-off half.
 """
 
 from __future__ import annotations

@@ -151,7 +151,10 @@ async def analysed(pilot: Any) -> None:
     await pilot.app.workers.wait_for_complete()
     analysis = getattr(pilot.app, "analysis", None)
     if analysis is not None:
-        analysis.wait(60)
+        # the app starts the analysis after its first refresh: start it here (idempotent) so that
+        # waiting cannot return before it began (under load a snapshot caught "analysing… 1/3 files")
+        pilot.app.start_analysis()
+        assert analysis.wait(60), "the background analysis did not finish within 60 s"
     tick = getattr(pilot.app.screen, "_analysis_tick", None)
     if tick is not None:
         tick()

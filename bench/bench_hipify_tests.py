@@ -27,7 +27,9 @@ from pathlib import Path
 HIPPORT = str(Path(sys.executable).parent / "hipport")
 MIRROR = Path(os.environ.get("HIPPORT_HIPIFY_MIRROR", "/work/.mirror/ROCm+HIPIFY/repo"))
 COMMIT = "014177bc"
-TESTS = Path(os.environ.get("HIPPORT_HIPIFY_TESTS", "/work/shared/reference/hipify-unit-tests")) / "unit_tests"
+# ../shared beside the checkout, unless HIPPORT_HIPIFY_TESTS says otherwise
+TESTS = Path(os.environ.get("HIPPORT_HIPIFY_TESTS",
+                            Path(__file__).resolve().parents[2] / "shared" / "reference" / "hipify-unit-tests")) / "unit_tests"
 SUFFIXES = {".cu", ".cuh", ".cpp", ".c", ".hpp", ".h"}  # lit.cfg's suffixes
 
 

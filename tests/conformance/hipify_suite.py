@@ -22,7 +22,9 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-SUITE = Path(os.environ.get("HIPPORT_HIPIFY_TESTS", "/work/shared/reference/hipify-unit-tests"))
+# ../shared beside the checkout (where CI puts its copy of shared/), unless HIPPORT_HIPIFY_TESTS says otherwise
+SUITE = Path(os.environ.get("HIPPORT_HIPIFY_TESTS",
+                            Path(__file__).resolve().parents[3] / "shared" / "reference" / "hipify-unit-tests"))
 FILECHECK_CANDIDATES = ("/usr/lib/llvm-15/bin/FileCheck", "/usr/lib/llvm-19/bin/FileCheck", "FileCheck")
 
 # The build configuration the selection is made for (HIPIFY's documented test set-up at this commit).

@@ -9,10 +9,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-KERNEL = """\
-#include <cuda_runtime.h>
-#include <cstdio>
-
+# a warp reduction with a 32-bit mask (its one fix group); test_adv_faults builds on it
+REDUCTION = """\
 __device__ float warp_sum(float v) {
     for (int offset = 16; offset > 0; offset /= 2)
         v += __shfl_down_sync(0xffffffff, v, offset);
@@ -25,6 +23,13 @@ __global__ void k(const float* a, float* out) {
     if (lane == 0) out[threadIdx.x / 32] = s;
 }
 
+"""
+
+KERNEL = """\
+#include <cuda_runtime.h>
+#include <cstdio>
+
+""" + REDUCTION + """\
 int main() {
     float* d = nullptr;
     cudaMalloc(&d, 1024);

@@ -24,7 +24,7 @@ from typing import Any
 
 import psutil
 import pytest
-from adv_util import KERNEL, hipport, no_traceback, one_line_error
+from adv_util import KERNEL, REDUCTION, hipport, no_traceback, one_line_error
 from textual.worker import WorkerCancelled
 
 from hipport.engine import fsutil
@@ -175,18 +175,7 @@ def test_disk_full_while_writing_the_backup_leaves_no_partial_backup(tmp_path: P
 TWO_GROUPS = """\
 #include <cuda_runtime.h>
 
-__device__ float warp_sum(float v) {
-    for (int offset = 16; offset > 0; offset /= 2)
-        v += __shfl_down_sync(0xffffffff, v, offset);
-    return v;
-}
-
-__global__ void k(const float* a, float* out) {
-    int lane = threadIdx.x % 32;
-    float s = warp_sum(a[threadIdx.x]);
-    if (lane == 0) out[threadIdx.x / 32] = s;
-}
-
+""" + REDUCTION + """\
 __global__ void count_positive(const float* a, int* out) {
     unsigned votes = __ballot_sync(0xffffffff, a[threadIdx.x] > 0.0f);
     if (threadIdx.x == 0) out[blockIdx.x] = __popc(votes);

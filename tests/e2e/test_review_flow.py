@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_tmux import HIPPORT, Tmux, clean_env, git
+from test_tmux import HIPPORT, Tmux, clean_env, git, write_commit_quit
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
@@ -53,15 +53,7 @@ def test_open_search_accept_edit_write_commit(tmp_path: Path) -> None:
         assert (tmp_path / "editor.args").read_text().split()[1] == str(demo / "gemm.cu")
         tmux.keys("!")
         tmux.wait_for(r"gemm\.cu [1-9]\d*/\d+", regex=True)
-        tmux.keys("w")
-        tmux.wait_for("Wrote gemm.hip")
-        tmux.keys("c")
-        tmux.wait_for("ctrl+s commits")
-        tmux.keys("C-s")
-        tmux.wait_for("Committed")
-        tmux.keys("q")
-        screen = tmux.wait_for("EXIT=", timeout=20)
-        assert "EXIT=0" in screen
+        write_commit_quit(tmux)
     finally:
         tmux("kill-server", check=False)
     assert "gemm.hip" in git(demo, "show", "--name-only", "--format=", "HEAD").split()

@@ -64,6 +64,19 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
+def write_commit_quit(tmux: Tmux) -> None:
+    """`w` writes gemm.hip, `c` and ctrl+s commit it, `q` quits: the app must exit 0."""
+    tmux.keys("w")
+    tmux.wait_for("Wrote gemm.hip")
+    tmux.keys("c")
+    tmux.wait_for("ctrl+s commits")
+    tmux.keys("C-s")
+    tmux.wait_for("Committed")
+    tmux.keys("q")
+    screen = tmux.wait_for("EXIT=", timeout=20)
+    assert "EXIT=0" in screen
+
+
 def test_demo_review_write_commit_in_a_real_terminal(tmp_path: Path) -> None:
     demo = tmp_path / "demo"
     tmux = Tmux(f"hipport-e2e-{uuid.uuid4().hex[:8]}")
@@ -79,15 +92,7 @@ def test_demo_review_write_commit_in_a_real_terminal(tmp_path: Path) -> None:
         assert "Finding 1/" in tmux.wait_for("Finding 1/")
         tmux.keys("y")  # the first finding (its whole fix group): the file's decided count moves off 0
         tmux.wait_for(r"gemm\.cu [1-9]\d*/\d+", regex=True)
-        tmux.keys("w")
-        tmux.wait_for("Wrote gemm.hip")
-        tmux.keys("c")
-        tmux.wait_for("ctrl+s commits")
-        tmux.keys("C-s")
-        tmux.wait_for("Committed")
-        tmux.keys("q")
-        screen = tmux.wait_for("EXIT=", timeout=20)
-        assert "EXIT=0" in screen
+        write_commit_quit(tmux)
     finally:
         tmux("kill-server", check=False)
 

@@ -14,16 +14,7 @@ __global__ void k(const float* x, float* out) {
 """
 
 # the same macro also sizes the launch (24 * WS threads): split, REVIEW
-TWO_ROLES = """#include <cuda_runtime.h>
-#define WS 32
-__global__ void k(const float* x, float* out) {
-  float v = x[threadIdx.x];
-  int lane = threadIdx.x % WS;
-  for (int o = WS / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
-  v = __shfl_sync(0xffffffff, v, 0);  // the hardware warp's sum in every lane
-  if (lane == 0) atomicAdd(out, v);
-}
-void launch(const float* x, float* out) {
+TWO_ROLES = LANE_ONLY + """void launch(const float* x, float* out) {
   k<<<1, 24 * WS>>>(x, out);
 }
 """

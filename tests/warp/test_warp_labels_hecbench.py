@@ -8,7 +8,6 @@ issue-9 work; a change that lowers either fails here.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import sys
@@ -16,6 +15,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 HECBENCH = Path(os.environ.get("HIPPORT_HECBENCH", "/work/hecbench"))
@@ -27,12 +27,7 @@ RECALL_FLOOR = 1.0
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("warp_labels", ROOT / "scripts" / "warp_labels.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["warp_labels"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("warp_labels")
 
 
 def _hipport() -> str:

@@ -4,12 +4,11 @@ The device half runs on the H200 only; these tests pin the CPU-side pieces it de
 """
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 HECBENCH = Path(os.environ.get("HIPPORT_HECBENCH", "/work/hecbench"))
@@ -21,12 +20,7 @@ needs_hecbench = pytest.mark.skipif(not (HECBENCH / "src").is_dir(),
 
 
 def _mod():
-    spec = importlib.util.spec_from_file_location("wave64_hecbench", ROOT / "scripts" / "wave64_hecbench.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["wave64_hecbench"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("wave64_hecbench")
 
 
 def test_list_is_in_scope_and_labelled():
@@ -90,11 +84,7 @@ def test_judge_verdicts():
 def test_edit_lines_map_back_to_the_cuda_original(tmp_path):
     """warp_labels.edit_scores: an edit in a fixed port is located on the CUDA line it came from, even
     when translation inserted a line above it; a fix line left alone is `missed`, a none line edited `wrong`."""
-    spec = importlib.util.spec_from_file_location("warp_labels", ROOT / "scripts" / "warp_labels.py")
-    assert spec and spec.loader
-    wl = importlib.util.module_from_spec(spec)
-    sys.modules["warp_labels"] = wl
-    spec.loader.exec_module(wl)
+    wl = load_script("warp_labels")
     cuda = ["#include <cuda.h>", "#define FULL 0xffffffff", "int lane = threadIdx.x % 32;", "int t = x / 32;"]
     plain = ["#include <hip/hip_runtime.h>", "", "#define FULL 0xffffffff", "int lane = threadIdx.x % 32;", "int t = x / 32;"]
     w64 = ["#include <hip/hip_runtime.h>", "", "#define FULL 0xffffffffffffffffull", "int lane = threadIdx.x % 32;", "int t = x / 64;"]

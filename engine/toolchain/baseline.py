@@ -10,8 +10,14 @@ Values taken from the program's output (data: BASELINE_RULES below):
     measurements (max_rel_err, ...) are not compared: they are speed, or already a self-check;
   - verdict words (PASS, FAIL, PASSED, FAILED, SUCCESS, ...): compared exactly;
   - numbers in other lines, keyed by the line with its numbers blanked ("Checksum: # #") and the
-    occurrence; lines about time and speed, and lines naming the device/platform, are skipped; on
-    lines about errors/differences only integers (counts) are compared.
+    occurrence; lines about time and speed, and lines describing the machine (vendor, arch, driver,
+    version, warp size, multiprocessor count, memory in use: MACHINE_LINE) are skipped; on lines about
+    errors/differences only integers (counts) are compared. A line that merely says "GPU", "device",
+    "CUDA" or "HIP" ("Sum of output prices on GPU: 1.5") is a result and is compared.
+  - NOT values: the commands the run echoed (make prints each recipe line before it runs it:
+    `./build/gemm 4096 --repeats 30`). The runner knows them (execute.py asks make for the recipe of the
+    run step it ran, `make ... --just-print`) and passes them as `commands`; each is skipped as often as
+    it was echoed, and only a line equal to it, so a result line is never taken for one.
   - output files named in `[tool.hipport.run] outputs = ["out.txt", ...]`: text files the same way,
     other files as little-endian floats of `output_dtype` (fp32) element by element.
 Integers are compared exactly; other numbers with |a - b| <= atol + rtol * max(|a|, |b|), rtol by
@@ -19,8 +25,9 @@ dtype (fp32 1e-4, fp16/bf16 1e-2, fp64 1e-8; `[tool.hipport.run] tolerance = {fp
 rtol * 1e-3. Text values use `dtype` from the config (default fp32), JSON values their "dtype" field.
 
 API:
-    record(lines, config, root, program, machine) -> Baseline ; Baseline.save(path) ; load(path)
-    compare(baseline, lines, config, root) -> Comparison    (.matches, .checked, .mismatches, .lines())
+    run_values(lines, config, root, commands=()) -> (values, notes) ; extract(lines, ignore, dtype, commands=())
+    Baseline(program, values, machine, exit_code, commands=[...]).save(path) ; load(path)
+    compare(baseline, values, config, path, commands=()) -> Comparison  (.matches, .checked, .mismatches, .lines())
     baseline_path(root, name) -> Path
 """
 
@@ -30,6 +37,7 @@ import json
 import math
 import re
 import struct
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,9 +56,12 @@ VERDICT = re.compile(r"\b(PASS(?:ED)?|FAIL(?:ED|URE)?|SUCCESS(?:FUL)?|OK)\b")
 TIMING_LINE = re.compile(
     r"\b(time|times|timing|elapsed|duration|throughput|bandwidth|speed|latency|seconds?|secs?|ms|us|usec|"
     r"msec|ns|[GMT]FLOP/?s|GFLOPS|TFLOPS|GB/s|GiB/s|MB/s|it/s)\b|\((?:s|ms|us|ns)\)", re.IGNORECASE)
-# lines naming the machine: they differ between the NVIDIA original and the AMD port by design
-PLATFORM_LINE = re.compile(r"\b(device|gpu|nvidia|amd|cuda|hip|rocm|driver|version|sm_\d+|gfx\w+|"
-                           r"compute capability|warp ?size|wavefront)\b", re.IGNORECASE)
+# lines describing the machine: they differ between the NVIDIA original and the AMD port by design
+# ("device: NVIDIA H200 (132 multiprocessors, warp size 32)"). Not "GPU"/"device"/"CUDA"/"HIP" alone:
+# "Summation of output prices on GPU: %f" (HeCBench 49175104c) is a result.
+MACHINE_LINE = re.compile(r"\b(nvidia|amd|rocm|radeon|instinct|geforce|quadro|tesla|driver|version|sm_\d+|gfx\w+|"
+                          r"compute capability|warp ?size|wavefront|multiprocessors?|compute units?|"
+                          r"device count|memory (?:usage|used|free|total|size)|clock|pci|uuid)\b", re.IGNORECASE)
 ERROR_LINE = re.compile(r"\b(err|error|errors|diff|difference|residual|tolerance|eps|epsilon)\b", re.IGNORECASE)
 TIMING_KEY = re.compile(r"(time|_ms$|^ms$|_us$|_ns$|_s$|sec|flops|bandwidth|gbps|throughput|speed|elapsed|"
                         r"latency|repeats|warmup|runs|spread|p\d\d)", re.IGNORECASE)
@@ -75,6 +86,7 @@ class Baseline:
     exit_code: int | None = 0
     files: list[str] = field(default_factory=list)
     format: int = FORMAT
+    commands: list[str] = field(default_factory=list)  # echoed by the run (make's recipe lines): not values
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +104,7 @@ def load(path: Path) -> Baseline:
             raise ValueError(f"{path}: baseline format {d.get('format')!r}, expected {FORMAT}")
         values = [Value(**v) for v in d["values"]]
         return Baseline(str(d["program"]), values, str(d.get("machine", "")), d.get("exit_code"),
-                        [str(f) for f in d.get("files", [])])
+                        [str(f) for f in d.get("files", [])], commands=[str(c) for c in d.get("commands", [])])
     except (OSError, KeyError, TypeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: not a hipport baseline ({e})") from None
 
@@ -129,14 +141,25 @@ def _json_values(d: Mapping[str, Any], prefix: str, dtype: str | None, out: list
             out.append(Value(key, v.strip(), None))
 
 
-def extract(lines: Iterable[str], ignore: Sequence[str] = (), dtype: str | None = None, source: str = "") -> list[Value]:
-    """The comparable values of a program's output, in order, with stable keys."""
+def line_template(line: str) -> str:
+    """A text line's key: its numbers blanked, its verdict words too (PASS in one run, FAIL in the other)."""
+    return VERDICT.sub("<verdict>", NUMBER.sub("#", line.strip()))
+
+
+def extract(lines: Iterable[str], ignore: Sequence[str] = (), dtype: str | None = None, source: str = "",
+            commands: Sequence[str] = ()) -> list[Value]:
+    """The comparable values of a program's output, in order, with stable keys. `commands`: lines the run
+    echoed (make's recipe lines); each is skipped as many times as it is listed, and only an equal line."""
     skip = [re.compile(p) for p in ignore]
+    echoed = Counter(c.strip() for c in commands if c.strip())
     out: list[Value] = []
     seen: dict[str, int] = {}
     json_seen: dict[str, int] = {}
     for raw in lines:
         line = raw.strip()
+        if echoed[line] > 0:
+            echoed[line] -= 1
+            continue
         if not line or any(p.search(line) for p in skip):
             continue
         if line.startswith("{") and line.endswith("}"):
@@ -151,13 +174,13 @@ def extract(lines: Iterable[str], ignore: Sequence[str] = (), dtype: str | None 
                 _json_values(d, f"{source}json[{name}]" + (f"#{n}" if n else ""), dtype, out)
                 continue
         verdicts = VERDICT.findall(line)
-        template = VERDICT.sub("<verdict>", NUMBER.sub("#", line))  # PASS in one, FAIL in the other: same key
+        template = line_template(line)
         n = seen.get(template, 0)
         seen[template] = n + 1
         where = f"{source}{template!r}" + (f"#{n}" if n else "")
         for i, v in enumerate(verdicts):
             out.append(Value(f"{where} verdict{i}", v, None))
-        if TIMING_LINE.search(line) or PLATFORM_LINE.search(line):
+        if TIMING_LINE.search(line) or MACHINE_LINE.search(line):
             continue
         only_integers = ERROR_LINE.search(line) is not None
         for i, m in enumerate(NUMBER.finditer(line)):
@@ -261,14 +284,23 @@ def _close(a: Value, b: Value, tol: Mapping[str, float], default_dtype: str) -> 
     return diff <= rtol * ATOL_FACTOR + rtol * scale, rel, rtol
 
 
-def compare(baseline: Baseline, values: Sequence[Value], config: Mapping[str, Any], path: str = "") -> Comparison:
+def _echo_value(key: str, prefixes: tuple[str, ...]) -> bool:
+    return any(key.startswith(p) and key[len(p):len(p) + 1] in ("#", "[", " ") for p in prefixes)
+
+
+def compare(baseline: Baseline, values: Sequence[Value], config: Mapping[str, Any], path: str = "",
+            commands: Sequence[str] = ()) -> Comparison:
+    """`commands`: what this run echoed. A baseline recorded before echoes were known (no `commands` in
+    its file) may hold values of the same echo lines: those are not compared either."""
     tol = tolerances(config)
     default_dtype = str(config.get("dtype", "fp32")).lower()
     got = {v.key: v for v in values}
-    expected_keys = {v.key for v in baseline.values}
+    echo_keys = tuple(repr(line_template(c)) for c in commands if c.strip()) if not baseline.commands else ()
+    expected = [e for e in baseline.values if not _echo_value(e.key, echo_keys)]
+    expected_keys = {v.key for v in expected}
     bad: list[Mismatch] = []
     checked = 0
-    for e in baseline.values:
+    for e in expected:
         g = got.get(e.key)
         checked += 1
         if g is None:
@@ -283,13 +315,14 @@ def compare(baseline: Baseline, values: Sequence[Value], config: Mapping[str, An
     return Comparison(path, checked, tuple(bad[:SHOWN_MISMATCHES]), baseline.machine, len(bad))
 
 
-def run_values(lines: Iterable[str], config: Mapping[str, Any], root: Path) -> tuple[list[Value], list[str]]:
-    """Values of a run: its output lines, then each output file named in the config; and notes
-    (files that were not written)."""
+def run_values(lines: Iterable[str], config: Mapping[str, Any], root: Path,
+               commands: Sequence[str] = ()) -> tuple[list[Value], list[str]]:
+    """Values of a run: its output lines (less the `commands` it echoed), then each output file named
+    in the config; and notes (files that were not written)."""
     given = config.get("baseline_ignore") or []
     ignore = [given] if isinstance(given, str) else [str(p) for p in given]  # checked by plan.check_run_config
     dtype = str(config["dtype"]).lower() if config.get("dtype") else None  # else the comparer's default
-    values = extract(lines, ignore, dtype)
+    values = extract(lines, ignore, dtype, commands=commands)
     notes = []
     outputs = config.get("outputs") or []
     for rel in [outputs] if isinstance(outputs, str) else list(outputs):

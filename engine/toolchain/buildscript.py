@@ -20,6 +20,7 @@ Variables passed to make (only those the Makefile declares, so nothing is guesse
 API:
     find_script(kind, workdir, home, settings) -> Script      (.path None: not ported, .why says so)
     declares(text, var) -> bool ; has_target(text, name) -> bool
+    recipe_argv(argv) -> list[str] | None   (make's dry run of a make step: the lines make echoes for it)
     untracked(root) -> set[str] | None ; ignore_proposal(before, after) -> list[str]
 """
 
@@ -105,6 +106,15 @@ def declares(text: str, var: str) -> bool:
 
 def has_target(text: str, name: str) -> bool:
     return re.search(rf"^{re.escape(name)}\s*:(?!=)", text, re.MULTILINE) is not None
+
+
+def recipe_argv(argv: list[str]) -> list[str] | None:
+    """For a step that runs make: the same invocation with `--just-print`, which prints the recipe lines
+    make echoes (variables expanded, one per recipe line, `@` lines too) without running them; run after
+    the step, with its prerequisites up to date, that is the run target's recipe. None for other argv."""
+    if not argv or Path(argv[0]).name not in ("make", "gmake"):
+        return None
+    return [*argv, "--just-print"]
 
 
 def make_vars(text: str, *, hip: bool, arch: str | None, no_blas: bool, extra: list[str], args: list[str]) -> list[str]:

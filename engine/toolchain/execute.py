@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from .baseline import VERDICT, Baseline, Comparison, Value, compare, run_values
 from .baseline import load as load_baseline
-from .buildscript import ignore_proposal, untracked
+from .buildscript import ignore_proposal, recipe_argv, untracked
 from .detect import Detection
 from .diagnostics import Diagnostic, explain_error, parse_diagnostics
 from .monitor import sample
@@ -44,6 +44,7 @@ NO_SELF_CHECK = "ran (no self-check in its output)"
 KEEP_HEAD = 2_000
 KEEP_TAIL = 3_000
 EXPLAIN_CHARS = 512 * 1024  # text searched for a known error: its start and its end
+RECIPE_TIMEOUT = 30.0  # seconds for make's dry run of the run step (the echoed commands)
 
 
 @dataclass
@@ -280,7 +281,8 @@ async def stream_plan(plan: RunPlan, detection: Detection, monitor: bool = True)
         yield StepEnded(step, outcome)
         if outcome.exited is None or not outcome.exited.ok:
             break
-    report = _finish(plan, detection, outcomes, peak)
+    echoed = await _echoed_commands(plan, outcomes)
+    report = _finish(plan, detection, outcomes, peak, echoed)
     if watch_git:
         report.ignore_proposal = ignore_proposal(before, await asyncio.to_thread(untracked, where))
     yield PlanDone(report)
@@ -319,7 +321,31 @@ def run_plan(
     return run_events(plan, detection, on_event, monitor=monitor)
 
 
-def _finish(plan: RunPlan, detection: Detection, outcomes: list[StepOutcome], peak: Usage | None) -> RunReport:
+async def _echoed_commands(plan: RunPlan, outcomes: list[StepOutcome]) -> list[str] | None:
+    """The commands the last run step echoed into its output (make prints each recipe line before running
+    it), so the differential check does not take them for values: make's dry run of the same invocation.
+    [] when the step echoes nothing (not make); None when make could not say."""
+    ran = [o for o in outcomes if o.step.role == "run" and o.exited is not None and o.error is None]
+    if plan.baseline_file is None or not ran:
+        return []
+    step = ran[-1].step
+    argv = recipe_argv(step.argv)
+    if argv is None:
+        return []
+    lines: list[str] = []
+    try:
+        async for item in stream(argv, step.cwd, step.env, RECIPE_TIMEOUT):
+            if isinstance(item, Exited):
+                return lines if item.ok else None
+            if item.stream == "stdout":
+                lines.append(item.text)
+    except RunnerError:
+        return None
+    return None
+
+
+def _finish(plan: RunPlan, detection: Detection, outcomes: list[StepOutcome], peak: Usage | None,
+            echoed: list[str] | None = None) -> RunReport:
     """What a finished (or stopped-at-a-failure) run means."""
     vendor = plan.vendor
     all_lines = [ln for o in outcomes for ln in o.lines]
@@ -346,19 +372,24 @@ def _finish(plan: RunPlan, detection: Detection, outcomes: list[StepOutcome], pe
     if explanation is None and status == "failed":
         explanation = explain_error(_searchable(all_lines))
     report = RunReport(plan, outcomes, diagnostics, results, summary, status, explanation, peak)
-    _check_baseline(report)
+    _check_baseline(report, echoed)
     return report
 
 
-def _check_baseline(report: RunReport) -> None:
-    """Record the run (a CUDA baseline) or compare it with the recorded one; a launched run only."""
+def _check_baseline(report: RunReport, echoed: list[str] | None = None) -> None:
+    """Record the run (a CUDA baseline) or compare it with the recorded one; a launched run only.
+    `echoed`: the commands the run step echoed (not values); None when make could not list them."""
     plan = report.plan
     ran = [o for o in report.steps if o.step.role == "run" and o.exited is not None and o.error is None]
     if plan.baseline_file is None or not ran:
         return
     run = ran[-1]
+    if echoed is None:
+        report.baseline_notes.append("make could not list the run step's commands (--just-print): lines it "
+                                     "echoed may be compared as values")
+    commands = echoed or []
     lines = [ln.text for ln in run.lines if ln.stream == "stdout"]
-    values, notes = run_values(lines, plan.config, run.step.cwd)
+    values, notes = run_values(lines, plan.config, run.step.cwd, commands)
     assert run.exited is not None
     values.append(Value("exit status", str(run.exited.code), None))
     report.baseline_notes += notes
@@ -366,7 +397,8 @@ def _check_baseline(report: RunReport) -> None:
         report.baseline_notes.append(f"{run.dropped} output lines in the middle were not kept: compared the rest")
     if plan.baseline:
         machine = plan.device.label() if plan.device is not None else ""
-        Baseline(" ".join(run.step.argv), values, machine, run.exited.code).save(plan.baseline_file)
+        Baseline(" ".join(run.step.argv), values, machine, run.exited.code,
+                 commands=commands).save(plan.baseline_file)
         report.baseline_saved = str(plan.baseline_file)
         return
     if not plan.baseline_file.is_file():
@@ -378,7 +410,7 @@ def _check_baseline(report: RunReport) -> None:
     except ValueError as e:
         report.baseline_notes.append(str(e))
         return
-    report.comparison = compare(base, values, plan.config, str(plan.baseline_file))
+    report.comparison = compare(base, values, plan.config, str(plan.baseline_file), commands)
     if not report.comparison.matches and report.status in ("passed", "failed", NO_SELF_CHECK):
         report.status = "differs from the CUDA baseline"
 

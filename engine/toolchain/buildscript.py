@@ -21,6 +21,8 @@ API:
     find_script(kind, workdir, home, settings) -> Script      (.path None: not ported, .why says so)
     declares(text, var) -> bool ; has_target(text, name) -> bool
     recipe_argv(argv) -> list[str] | None   (make's dry run of a make step: the lines make echoes for it)
+    convert_command(names, output_mode, output_folder) -> str   (the `hipport convert` call that writes ports
+                                                                 where a run looks for them)
     untracked(root) -> set[str] | None ; ignore_proposal(before, after) -> list[str]
 """
 
@@ -93,10 +95,25 @@ def find_script(kind: str, workdir: Path, home: Path, output_mode: str, output_f
             return Script(kind, original, ported, workdir, "sibling", f"the ported {ported.name}")
     where = {"sibling": f"{sibling_name(original.name)} beside it", "folder": f"{output_folder}/…/{original.name}",
              "in-place": f"{original.name} itself"}.get(output_mode, original.name)
+    # with its CUDA sources in the same call: the ported script then names the ported sources
+    sources = sorted(p.name for p in workdir.iterdir() if p.suffix in (".cu", ".cuh") and p.is_file())
+    command = convert_command([original.name, *sources], output_mode, output_folder)
     return Script(kind, original, None, workdir, output_mode,
                   f"{original.name} still builds CUDA and no ported build script was found ({where}): port it "
-                  f"first (review {original.name} in the app and write it, or `hipport convert {original.name}`); "
+                  f"first (review {original.name} in the app and write it, or `{command}`); "
                   "hipport does not build the CUDA original as the port")
+
+
+def convert_command(names: list[str], output_mode: str, output_folder: str) -> str:
+    """The `hipport convert` call that writes the ports of `names` (files of one folder) where a run looks for
+    them, by the project's output mode (engine/outputs.py): sibling `--suffix` (gemm.cu -> gemm.hip, Makefile ->
+    Makefile_hip; files converted in one call follow each other's new names), in-place `--in-place`, folder
+    `-o <output_folder> .` in the project root (the whole tree, mirrored). Plain `hipport convert FILE`
+    only prints the port."""
+    if output_mode == "folder":
+        return f"hipport convert -o {output_folder} . (in the project root)"
+    flag = "--in-place" if output_mode == "in-place" else "--suffix"
+    return f"hipport convert {flag} {' '.join(names)}"
 
 
 def declares(text: str, var: str) -> bool:

@@ -49,13 +49,21 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, ConfigError, load_config
+from ..config import Config, ConfigError, load_config, parse_archs
 from ..outputs import original_copy, output_path, sibling_name
 from .baseline import baseline_path
-from .buildscript import HIP_ARCH_VARS, Script, build_file, declares, find_script, has_target, make_vars
+from .buildscript import (
+    HIP_ARCH_VARS,
+    Script,
+    build_file,
+    convert_command,
+    declares,
+    find_script,
+    has_target,
+    make_vars,
+)
 from .detect import Detection, Gpu
 from .devices import device_env
-from .gfx import normalize_gfx
 
 DEFAULT_ARCH = "gfx942"
 PLATFORMS = ("amd", "nvidia")
@@ -206,13 +214,11 @@ def _choose_arch(
                      "set [tool.hipport.run] arch or --arch to choose")
     else:
         chosen = [DEFAULT_ARCH]
-    clean = []
-    for a in chosen:
-        g = normalize_gfx(a)
-        if g is None:
-            raise PlanError(f"not an AMD GPU target: {a!r} (expected e.g. gfx942)")
-        clean.append(g)
-    if gpu is not None and gpu.arch not in clean:
+    try:
+        clean = list(parse_archs(chosen))  # the one arch-list rule, as `[tool.hipport] archs` and convert --arch
+    except ValueError as e:
+        raise PlanError(f"not an AMD GPU target: {e}") from None
+    if gpu is not None and gpu.arch not in (a.split(":")[0] for a in clean):  # gfx90a:xnack- builds for gfx90a
         notes.append(f"warning: building for {', '.join(clean)} but GPU {gpu.index} is {gpu.arch}: "
                      "the launch will fail with 'invalid device function'")
     return " ".join(clean), notes
@@ -313,7 +319,9 @@ def plan(
         made = _plan_cuda(kind, target, cfg, device, detection, base_env)
     else:
         made = _plan_hip(kind, target, cfg, arch, device, detection, base_env, platform, script,
-                         functools.partial(ported_name, settings=settings, home=home))
+                         functools.partial(ported_name, settings=settings, home=home),
+                         functools.partial(convert_command, output_mode=settings.output_mode,
+                                           output_folder=settings.output_folder))
     return dataclasses.replace(made, baseline_file=baseline_path(home, program_name(home, target)), config=dict(cfg),
                                project=home)
 
@@ -380,6 +388,7 @@ def _plan_hip(
     platform: str = "amd",
     script: Script | None = None,
     name: Callable[[Path], Path] = ported_name,
+    convert: Callable[[list[str]], str] | None = None,  # the convert call for missing ports (by output mode)
 ) -> RunPlan:
     nvidia = platform == "nvidia"
     vendor_name = "NVIDIA" if nvidia else "AMD"
@@ -397,7 +406,9 @@ def _plan_hip(
         return RunPlan(kind, [], False, target_arch, [f"convert first: {script.why}"], device=gpu)
     missing = _missing_ports(kind, script.cwd if script is not None else target, name)
     if missing:
-        notes = [f"convert first: {port.name} not found (run `hipport convert {orig.name}`)" for orig, port in missing]
+        names = [orig.name for orig, _ in missing]
+        command = convert(names) if convert is not None else convert_command(names, "sibling", "hip")
+        notes = [f"convert first: {', '.join(port.name for _, port in missing)} not found (run `{command}`)"]
         return RunPlan(kind, [], False, target_arch, notes, device=gpu)
     if script is not None:
         notes.append(f"build script: {script.why}")

@@ -61,6 +61,14 @@ def test_an_unported_makefile_is_never_built_as_the_port(tmp_path: Path) -> None
     assert not rp.ready and rp.steps == []
     assert rp.notes[0].startswith("convert first: Makefile still builds CUDA")
     assert "Makefile_hip" in rp.notes[0] and "does not build the CUDA original as the port" in rp.notes[0]
+    # the hint is the call that writes what the run looks for (sibling mode: --suffix, with the sources)
+    hint = re.search(r"`(hipport convert [^`]*)`", rp.notes[0])
+    assert hint is not None and hint.group(1) == "hipport convert --suffix Makefile main.cu"
+    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *hint.group(1).split()[1:]], cwd=root,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    ready = plan(root, detection=Detection(amd_gpus=(MI300X,), rocm=DEBIAN), env={}, settings=Config())
+    assert ready.ready and ready.steps[0].argv[:3] == ["make", "-f", "Makefile_hip"]
 
 
 def test_the_ported_makefile_is_found_by_output_mode(tmp_path: Path) -> None:

@@ -37,7 +37,8 @@ def test_ported_names() -> None:
 def test_convert_first(tmp_path: Path) -> None:
     rp = plan(sample_copy(tmp_path, ported=False), detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={})
     assert not rp.ready and not rp.launch
-    assert rp.notes == ["convert first: gemm.hip not found (run `hipport convert gemm.cu`)"]
+    # sibling mode (the default) writes gemm.hip with --suffix; plain `hipport convert gemm.cu` only prints
+    assert rp.notes == ["convert first: gemm.hip not found (run `hipport convert --suffix gemm.cu`)"]
 
 
 def test_makefile_wins_and_names_the_detected_arch(tmp_path: Path) -> None:
@@ -78,6 +79,24 @@ def test_arch_override_config_and_validation(tmp_path: Path) -> None:
     assert rp.arch == "gfx90a" and any("invalid device function" in n for n in rp.notes)
     with pytest.raises(PlanError, match="not an AMD GPU target"):
         plan(root, detection=det, arch="sm_90", env={})
+
+
+def test_run_arch_reads_like_the_settings_arch_list(tmp_path: Path) -> None:
+    """`hipport run --arch` and [tool.hipport.run] arch go through config.parse_archs, the one arch-list
+    rule of `[tool.hipport] archs` and `convert --arch`: commas, case, target-ID features, the same errors."""
+    from hipport.engine.config import parse_archs
+
+    root = sample_copy(tmp_path, ported=True)
+    det = Detection(amd_gpus=(MI300X,), rocm=ROCM7)
+    rp = plan(root, detection=det, arch="GFX90A:xnack-,gfx942", env={})
+    assert rp.arch == " ".join(parse_archs("GFX90A:xnack-,gfx942")) == "gfx90a:xnack- gfx942"
+    assert "OFFLOAD_ARCH=gfx90a:xnack- gfx942" in rp.steps[0].argv
+    assert not any("invalid device function" in n for n in rp.notes)  # the MI300X's gfx942 is built
+    for bad in ("9.4.2", "gfx942;gfx90a", "sm_90"):  # what the settings parser refuses, run refuses too
+        with pytest.raises(ValueError):
+            parse_archs(bad)
+        with pytest.raises(PlanError, match="not an AMD GPU target"):
+            plan(root, detection=det, arch=bad, env={})
 
 
 def test_device_picker_sets_only_hip_visible_devices(tmp_path: Path) -> None:
@@ -172,7 +191,7 @@ def test_an_in_place_port_counts_once_hipport_wrote_over_the_file(tmp_path: Path
     (root / "k.cu").write_text("int main() { return 0; }\n")
     inplace = Config(output_mode="in-place")
     first = plan(root, {}, detection=det, env={}, settings=inplace)
-    assert not first.ready and first.notes[0].startswith("convert first")
+    assert not first.ready and first.notes[0] == "convert first: k.cu not found (run `hipport convert --in-place k.cu`)"
     (root / "k.cu.prehip").write_text("// the CUDA original\n")  # outputs.py's write policy
     rp = plan(root, {}, detection=det, env={}, settings=inplace)
     assert rp.ready and any("k.cu" in s.argv for s in rp.steps)

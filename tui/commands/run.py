@@ -37,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("path", nargs="?", default=".", help="project directory or one file (default: .)")
     p.add_argument("--device", type=int, default=None, help="HIP index of the GPU (sets HIP_VISIBLE_DEVICES only)")
-    p.add_argument("--arch", default=None, help="offload arch to build for (default: the GPU's, else gfx942)")
+    p.add_argument("--arch", default=None, help="offload arch(s) to build for, comma-separated as in [tool.hipport] archs "
+                   "(default: the GPU's, else gfx942)")
     p.add_argument("--baseline", action="store_true", help="CUDA baseline: build and run the original CUDA sources")
     p.add_argument("--platform", choices=("amd", "nvidia"), default="amd",
                    help="nvidia: build the HIP port with HIP's NVIDIA platform (nvcc + HIP headers) and run it on "

@@ -32,6 +32,9 @@ class ProjectFacts:
     w32: frozenset[str] = frozenset()            # warp-size constants (value 32) defined in the headers
     warp_kernels: frozenset[str] = frozenset()   # __global__ functions of the headers that use warpSize
     headers: tuple[str, ...] = field(default=())  # the headers read, for messages and tests
+    # per header kernel that uses warpSize: (name, why threadIdx.x/blockDim.x, why threadIdx.y is not all
+    # through warpSize; "" when it is): see hostflow.py
+    kernel_widths: tuple[tuple[str, str, str], ...] = field(default=())
 
 
 SYNC_CALLS = frozenset({

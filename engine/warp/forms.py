@@ -103,10 +103,13 @@ class DeviceForms(MaskRules):
             if r != q and self.tx[r] == name and self.tx[r + 1] == "[" and (r + 1) in self.pairs:
                 ia, ib = r + 2, self.pairs[r + 1]
                 ns = self.names(ia, ib)
-                if ns & self.warp or self.warpid32(ia, ib) is not None or (
-                        "warpSize" in ns and "/" in {self.tx[z] for z in range(ia, ib)}):
-                    idx_warp = True
-                if ns & self.lane or self.has_lane32(ia, ib) is not None or "__lane_id" in ns:
+                warp_index = bool(ns & self.warp or self.warpid32(ia, ib) is not None or (
+                    "warpSize" in ns and "/" in {self.tx[z] for z in range(ia, ib)}))
+                idx_warp |= warp_index
+                # `partial[lane]` read only where `lane < blockDim.x / warpSize`: the warp-0 step over the
+                # per-warp slots, one slot per warp (at most 32 on any target): not a per-lane use
+                if (ns & self.lane or self.has_lane32(ia, ib) is not None or "__lane_id" in ns) \
+                        and not self.bounded_by_warp_count(r, a, b):
                     idx_lane = True
         if div is not None and idx_warp:
             self.add(Hit("W64-07", div, [self.edit(div, "64", "W64-07")], [],
@@ -114,10 +117,34 @@ class DeviceForms(MaskRules):
                          f"Per-warp array `{name}` sized with 32 lanes per warp: on a 64-lane wavefront half the "
                          "slots are never written, and loops over all of them read uninitialised data.", key))
         elif exact and idx_lane:
+            what = (f"Per-warp array `{name}[32]` (one slot per warp) is also read by a lane id that no warp count "
+                    "bounds: on a 64-lane wavefront lanes 32-63 read past its end." if idx_warp else
+                    f"Per-lane array `{name}[32]` indexed by a lane id overflows on a 64-lane wavefront.")
             self.add(Hit("W64-07", da, [self.edit(da, "64", "W64-07")], [self.edit(da, "64", "W64-07")],
-                         "one slot per lane of a 64-lane wavefront", "sized by the largest warp (64)",
-                         f"Per-lane array `{name}[32]` indexed by a lane id overflows on a 64-lane wavefront.",
-                         key))
+                         "one slot per lane of a 64-lane wavefront", "sized by the largest warp (64)", what, key))
+
+    def bounded_by_warp_count(self, r: int, a: int, b: int) -> bool:
+        """The access at token r is guarded by `x < <expr> / warpSize` (or `/ 32`, `/ WS`): in a `?:` of its
+        own statement or in the condition of the `if` that holds the statement."""
+        s = self.stmt_start(r, a)
+        conds: list[tuple[int, int]] = []
+        qm = next((z for z in range(s, r) if self.tx[z] == "?"), None)
+        if qm is not None:
+            conds.append((s, qm))
+        if self.tx[s] == "if" and self.pairs.get(s + 1, r) < r:  # if (lane < n / warpSize) v = a[lane];
+            conds.append((s + 2, self.pairs[s + 1]))
+        head = s - 1
+        if self.tx[head] == "{" and self.tx[head - 1] == ")":
+            head -= 1
+        if self.tx[head] == ")" and head in self.pairs and self.tx[self.pairs[head] - 1] == "if":
+            conds.append((self.pairs[head] + 1, head))
+        w32 = {"warpSize", *self.w32_consts, *self.facts.w32}
+        for ca, cb in conds:
+            for z in range(ca, cb):
+                if self.tx[z] == "<" and any(self.tx[y] == "/" and (self.tx[y + 1] in w32 or self.is_int(y + 1, 32))
+                                             for y in range(z + 1, cb)):
+                    return True
+        return False
 
     def unrolled_chain(self, k: int, a: int, b: int, key: str) -> None:
         args = self.split_args(k + 1)

@@ -6,18 +6,19 @@ from .base import (
     HOST_THREADS,
     HOST_TRIGGERS,
     WARPISH,
-    Base,
     Hit,
 )
+from .hostflow import HostFlow
 from .lex import ID, NUM, int_value
 from .scopes import Func
 
 
-class HostRules(Base):
+class HostRules(HostFlow):
     def host_function(self, f: Func) -> None:
         a, b = f.body
         key = f"host:{f.index}"
         block_names = set()
+        self.understood_blocks = {}
         tx = self.tx
         for k in [j for j in range(a, b) if tx[j] == "<<<" or tx[j] == "hipLaunchKernelGGL"]:
             x = self.tx[k]
@@ -31,7 +32,7 @@ class HostRules(Base):
                     if bb == ba + 1 and self.toks[ba].kind == ID:
                         block_names.add(self.tx[ba])
                     self.block_literal(ba, bb)
-                    self.launch_width(a, k, ba, bb, key)
+                    self.launch_width(a, b, k, ba, bb, key)
             if x == "hipLaunchKernelGGL" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
                 if len(args) >= 3:
@@ -63,14 +64,15 @@ class HostRules(Base):
                     mode = "div"
                 if other is not None and (mode == "div" or WARPISH.search(other)):
                     self.needs.host_ws = True
+                    review = "" if mode == "div" and self.block_height_understood(k, a, b) else (
+                        f"host launch math at line {self.line(k)}: whether it means one hardware wavefront "
+                        "depends on the kernel")
                     self.add(Hit("W64-10", k, [self.edit(k, "64", "W64-10")],
                                  [self.edit(k, "hipport_host_warp_size()", "W64-10")],
                                  "64 threads per wavefront", "query the device's warp size",
                                  "Host launch math assumes 32 threads per warp: on MI-series GPUs a wavefront "
                                  "has 64, so thread counts, warp counts or shared-memory sizes disagree with the "
-                                 "kernel.", key, "medium",
-                                 review=f"host launch math at line {self.line(k)}: whether it means one "
-                                 "hardware wavefront depends on the kernel"))
+                                 "kernel.", key, "medium", review=review))
             # a warp-size constant used on the host is one of the constant's uses (roles.py)
             if t.kind == ID and x in ("warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__") \
                     and self.tx[k - 1] not in (".", "->") and (x != "warpSize" or self.rocm >= (7, 0)) \
@@ -108,9 +110,10 @@ class HostRules(Base):
                          f"perf:{lits[0]}", "medium"))
 
 
-    def launch_width(self, a: int, k: int, ba: int, bb: int, key: str) -> None:
+    def launch_width(self, a: int, b: int, k: int, ba: int, bb: int, key: str) -> None:
         """`int threads = 32 * rows; K<<<g, threads>>>` or `dim3 t(32, y)` where kernel K takes its lanes from
-        warpSize: the host passes a width of 32 while the kernel uses the wavefront (issue 9)."""
+        warpSize: the host passes a width of 32 while the kernel uses the wavefront (issue 9). SAFE when every
+        use of the width is understood (hostflow.py), else REVIEW naming the use."""
         q = k - 1
         if self.tx[q] == ">":  # K<T><<<...>>>
             while q > a and self.tx[q] != "<":
@@ -121,19 +124,27 @@ class HostRules(Base):
         uses_ws = kern is not None and "warpSize" in self.tx[kern.body[0]:kern.body[1]]
         if not (uses_ws or (kern is None and name in self.facts.warp_kernels)):
             return
-        x = self.block_x(a, k, ba, bb, 0)
+        chain: list[tuple[str, int]] = []
+        x = self.block_x(a, k, ba, bb, 0, chain)
         if x is None:
             return
         self.needs.host_ws = True
+        why = self.width_uses_reason(a, b, chain) if chain else self.kernel_reason(name, "x")
+        if not why:
+            for nm, q in chain:
+                if self.tx[q - 1] == "dim3":
+                    self.understood_blocks[q] = [self.kernel_reason(self.launch_kernel(r, a), "y")
+                                                 for r in range(a, b) if self.tx[r] == nm and self.launch_block_of(r, a)]
         self.add(Hit("W64-10", x, [self.edit(x, "64", "W64-10")], [self.edit(x, "hipport_host_warp_size()", "W64-10")],
                      "64 threads per wavefront", "query the device's warp size",
                      f"The block's width of 32 threads at the launch of {name} is one warp, but the kernel takes "
                      "its lanes from warpSize: on a 64-lane wavefront half of each wave's lanes get no work.",
-                     key, "medium", review=f"the launch of {name} at line {self.line(k)} sizes its block "
-                     "with 32 for a kernel that uses warpSize"))
+                     key, "medium", review=why))
 
-    def block_x(self, a: int, k: int, ba: int, bb: int, depth: int) -> int | None:
-        """Token index of a literal 32 that sets the x size of the block expression [ba, bb), else None."""
+    def block_x(self, a: int, k: int, ba: int, bb: int, depth: int,
+                chain: list[tuple[str, int]] | None = None) -> int | None:
+        """Token index of a literal 32 that sets the x size of the block expression [ba, bb), else None.
+        `chain` receives each variable the value goes through (name, its defining token), launch side first."""
         if depth > 3:
             return None
         lits = [q for q in range(ba, bb) if self.is_int(q, 32) and self.tx[q - 1] not in ("/", "%")
@@ -147,8 +158,31 @@ class HostRules(Base):
                     continue
                 if self.tx[q + 1] == "=" and self.tx[q - 1] in ("int", "unsigned", "size_t", ",", "const", "auto"):
                     e = self.scan_to(q + 2, k, (";", ","))
-                    return self.block_x(a, q, q + 2, e, depth + 1)
+                    if chain is not None:
+                        chain.append((name, q))
+                    return self.block_x(a, q, q + 2, e, depth + 1, chain)
                 if self.tx[q - 1] == "dim3" and self.tx[q + 1] in ("(", "{") and (q + 1) in self.pairs:
                     parts = self.split_commas(q + 2, self.pairs[q + 1])
-                    return self.block_x(a, q, parts[0][0], parts[0][1], depth + 1) if parts else None
+                    if chain is not None:
+                        chain.append((name, q))
+                    return self.block_x(a, q, parts[0][0], parts[0][1], depth + 1, chain) if parts else None
         return None
+
+    def block_height_understood(self, k: int, a: int, b: int) -> bool:
+        """`int ty = MAX / 32;` (k: the 32) whose only use is the y size of a dim3 whose width of 32 was
+        understood, for kernels that use threadIdx.y only through warpSize (hostflow.py)."""
+        s = self.stmt_start(k, a)
+        if self.tx[s] not in ("int", "unsigned", "const", "size_t") or self.tx[k + 1] != ";":
+            return False
+        q = next((z - 1 for z in range(s, k) if self.tx[z] == "="), None)
+        if q is None or self.toks[q].kind != ID:
+            return False
+        name = self.tx[q]
+        uses = [r for r in range(a, b) if r != q and self.tx[r] == name and self.tx[r - 1] not in (".", "->")]
+        if len(uses) != 1:
+            return False
+        d = next((d for d in self.understood_blocks if self.inside_definition(uses[0], d)), None)
+        if d is None:
+            return False
+        parts = self.split_commas(d + 2, self.pairs[d + 1])
+        return len(parts) >= 2 and parts[1] == (uses[0], uses[0] + 1) and not any(self.understood_blocks[d])

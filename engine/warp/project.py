@@ -36,11 +36,13 @@ def project_facts(path: Path | None, text: str) -> ProjectFacts:
                     todo.append((p.parent, sub, depth + 1))
     w32: set[str] = set()
     kernels: set[str] = set()
+    widths: list[tuple[str, str, str]] = []
     for p in seen:
         facts = _header_facts(str(p), _mtime(p))
         w32 |= facts[0]
-        kernels |= facts[1]
-    return ProjectFacts(frozenset(w32), frozenset(kernels), tuple(str(p) for p in seen))
+        kernels |= {k[0] for k in facts[1]}
+        widths += facts[1]
+    return ProjectFacts(frozenset(w32), frozenset(kernels), tuple(str(p) for p in seen), tuple(widths))
 
 
 def _mtime(p: Path) -> float:
@@ -61,13 +63,17 @@ def _read(path: str, _mtime: float) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _header_facts(path: str, mtime: float) -> tuple[frozenset[str], frozenset[str]]:
+def _header_facts(path: str, mtime: float) -> tuple[frozenset[str], tuple[tuple[str, str, str], ...]]:
+    """The header's warp-size constants, and its kernels that use warpSize with how they use the block's
+    width and height (hostflow.kernel_width_reason, located as `name.h:line`)."""
     text = _read(path, mtime)
     if text is None:
-        return frozenset(), frozenset()
+        return frozenset(), ()
     from .analyzer import Analyzer
 
     an = Analyzer(text, (7, 0), False)
     an.collect_constants()
-    kernels = {f.name for f in an.funcs if f.kernel and "warpSize" in an.tx[f.body[0]:f.body[1]]}
-    return frozenset(an.w32_consts), frozenset(kernels)
+    where = f"{Path(path).name}:"
+    kernels = tuple((f.name, an.kernel_width_reason(f, "x", where), an.kernel_width_reason(f, "y", where))
+                    for f in an.funcs if f.kernel and "warpSize" in an.tx[f.body[0]:f.body[1]])
+    return frozenset(an.w32_consts), kernels

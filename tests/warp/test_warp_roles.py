@@ -164,14 +164,18 @@ def test_ballot_passed_to_a_narrow_helper_parameter_widens_the_parameter() -> No
     assert "return __popcll(m & ((1ull << lane) - 1));" in w
 
 
-def test_host_block_width_32_for_a_warpsize_kernel_is_one_review_group() -> None:
+def test_host_block_width_32_for_a_warpsize_kernel_is_one_safe_group() -> None:
+    # every use understood (hostflow.py): thread_x/thread_y only build the launch's dim3, and the kernel
+    # reads threadIdx.x/.y only as `threadIdx.y * warpSize + threadIdx.x` (HeCBench scatterAdd's layout)
     src, a = _one(HOST_WIDTH)
     host = [f for f in a.findings if f.rule == "W64-10"]
     assert [(f.line, src.text[f.start:f.end]) for f in host] == [(8, "32"), (9, "32")]
     (g,) = [g for g in a.groups if g.id == host[0].group]
     assert set(g.finding_ids) == {f.id for f in host}
-    assert g.tier == FixTier.REVIEW and g.tier_reason.startswith("the launch of rows at k.cu:11")
-    p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
+    assert g.tier == FixTier.SAFE and g.tier_reason == ""
+    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    assert "int thread_x = 64;" in w and "int thread_y = MAX_THREADS / 64;" in w
+    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
     assert "int thread_x = hipport_host_warp_size();" in p
     assert "int thread_y = MAX_THREADS / hipport_host_warp_size();" in p
 

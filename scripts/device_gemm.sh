@@ -46,7 +46,7 @@ stamp "phase 3: GEMM speed"
 C=$W/good/gemm/build/cuda/gemm
 H=$W/good/gemm/build/gemm
 for round in 1 2; do
-    for v in 0 1 2 3 4; do
+    for v in 0 1 2 3 4 5; do
         "$C" 4096 --kernel regblock --variant $v --repeats 50 --warmup 10 > "$LOGS/perf_cuda_v${v}_r$round.log" 2>&1
         "$H" 4096 --kernel regblock --variant $v --repeats 50 --warmup 10 > "$LOGS/perf_hip_v${v}_r$round.log" 2>&1
     done

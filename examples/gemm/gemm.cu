@@ -92,10 +92,12 @@ __global__ void sgemm_tiled(int M, int N, int K, const float* __restrict__ A,
 // per load (fewer bank wavefronts). It is only a mapping of thread ids to outputs, so it is correct
 // for any warp size; 32 is a CUDA warp, on a 64-lane wavefront two groups share a wave.
 // MIN_BLOCKS is __launch_bounds__'s minimum blocks per SM on CUDA (it caps registers per thread).
+// SWZ > 0 launches the blocks in groups of SWZ block rows, column by column inside a group, so the
+// blocks resident at once share A rows and B columns in L2 (0: row-major block order).
 // Needs M % BM == 0, N % BN == 0, K % BK == 0 (checked on the host).
 constexpr int GROUP = 32;
 
-template <int BM, int BN, int BK, int TM, int TN, int GROUP_X, int MIN_BLOCKS>
+template <int BM, int BN, int BK, int TM, int TN, int GROUP_X, int MIN_BLOCKS, int SWZ>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), MIN_BLOCKS)
 sgemm_regblock(int M, int N, int K, const float* __restrict__ A, const float* __restrict__ B,
                float* __restrict__ C) {
@@ -108,6 +110,13 @@ sgemm_regblock(int M, int N, int K, const float* __restrict__ A, const float* __
     __shared__ __align__(16) float As[2][BK][BM];
     __shared__ __align__(16) float Bs[2][BK][BN];
 
+    int bx = blockIdx.x, by = blockIdx.y;
+    if (SWZ > 0) {
+        const int pid = blockIdx.y * gridDim.x + blockIdx.x, per_group = SWZ * gridDim.x;
+        const int first = pid / per_group * SWZ, rows = min((int)gridDim.y - first, SWZ);
+        by = first + pid % per_group % rows;
+        bx = pid % per_group / rows;
+    }
     const int tid = threadIdx.x;
     int tx, ty;
     if (GROUP_X > 0) {
@@ -119,8 +128,8 @@ sgemm_regblock(int M, int N, int K, const float* __restrict__ A, const float* __
         tx = tid % GX;
         ty = tid / GX;
     }
-    const float* Ablk = A + (size_t)blockIdx.y * BM * K;
-    const float* Bblk = B + (size_t)blockIdx.x * BN;
+    const float* Ablk = A + (size_t)by * BM * K;
+    const float* Bblk = B + (size_t)bx * BN;
 
     float4 a_stage[A_LOADS], b_stage[B_LOADS];
     auto load_global = [&](int k0) {
@@ -192,7 +201,7 @@ sgemm_regblock(int M, int N, int K, const float* __restrict__ A, const float* __
         }
     }
 
-    float* Cblk = C + (size_t)blockIdx.y * BM * N + (size_t)blockIdx.x * BN;
+    float* Cblk = C + (size_t)by * BM * N + (size_t)bx * BN;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int r = (i < HM ? ty * HM + i : BM / 2 + ty * HM + (i - HM));
@@ -208,7 +217,7 @@ sgemm_regblock(int M, int N, int K, const float* __restrict__ A, const float* __
 }
 
 // The shapes `--variant` chooses from (the default, RB_DEFAULT, was the fastest on an H200; see
-// docs/run.md). Each row: BM, BN, BK, TM, TN, GROUP_X, MIN_BLOCKS.
+// docs/run.md). Each row: BM, BN, BK, TM, TN, GROUP_X, MIN_BLOCKS, SWZ.
 struct RbShape { int bm, bn, bk; const char* name; };
 constexpr RbShape RB_SHAPES[] = {
     {128, 128, 16, "128x128x16 8x8 rows, 2 blocks/SM"},
@@ -216,19 +225,21 @@ constexpr RbShape RB_SHAPES[] = {
     {128, 256, 16, "128x256x16 8x16 groups 4x8, 1 block/SM"},
     {128, 128, 8, "128x128x8 8x8 groups 4x8, 2 blocks/SM"},
     {256, 128, 16, "256x128x16 16x8 groups 8x4, 1 block/SM"},
+    {128, 128, 8, "128x128x8 8x8 groups 4x8, 2 blocks/SM, blocks in groups of 8 rows"},
 };
 constexpr int RB_VARIANTS = sizeof(RB_SHAPES) / sizeof(RB_SHAPES[0]);
 #ifndef RB_DEFAULT
-#define RB_DEFAULT 0
+#define RB_DEFAULT 5
 #endif
 
 static void launch_regblock_variant(int v, dim3 grid, int M, int N, int K, const float* A, const float* B, float* C) {
     switch (v) {
-    case 1: sgemm_regblock<128, 128, 16, 8, 8, 8, 2><<<grid, 256>>>(M, N, K, A, B, C); break;
-    case 2: sgemm_regblock<128, 256, 16, 8, 16, 8, 1><<<grid, 256>>>(M, N, K, A, B, C); break;
-    case 3: sgemm_regblock<128, 128, 8, 8, 8, 8, 2><<<grid, 256>>>(M, N, K, A, B, C); break;
-    case 4: sgemm_regblock<256, 128, 16, 16, 8, 4, 1><<<grid, 256>>>(M, N, K, A, B, C); break;
-    default: sgemm_regblock<128, 128, 16, 8, 8, 0, 2><<<grid, 256>>>(M, N, K, A, B, C); break;
+    case 0: sgemm_regblock<128, 128, 16, 8, 8, 0, 2, 0><<<grid, 256>>>(M, N, K, A, B, C); break;
+    case 1: sgemm_regblock<128, 128, 16, 8, 8, 8, 2, 0><<<grid, 256>>>(M, N, K, A, B, C); break;
+    case 2: sgemm_regblock<128, 256, 16, 8, 16, 8, 1, 0><<<grid, 256>>>(M, N, K, A, B, C); break;
+    case 3: sgemm_regblock<128, 128, 8, 8, 8, 8, 2, 0><<<grid, 256>>>(M, N, K, A, B, C); break;
+    case 4: sgemm_regblock<256, 128, 16, 16, 8, 4, 1, 0><<<grid, 256>>>(M, N, K, A, B, C); break;
+    default: sgemm_regblock<128, 128, 8, 8, 8, 8, 2, 8><<<grid, 256>>>(M, N, K, A, B, C); break;
     }
 }
 

@@ -75,6 +75,8 @@ REVIEW_KEYS: tuple[Key, ...] = (
     Key("git.commit", "c", "commit", "Commit", "Files", True),
     Key("run.start", "b", "build_run", "Build+run", "Run", True),
     Key("run.stop", "ctrl+k", "stop_run", "Stop the run", "Run"),
+    Key("run.platform", "P", "pick_platform",
+        "Run on AMD / on NVIDIA through HIP's NVIDIA platform (--platform nvidia)", "Run"),
     Key("run.device", "G", "pick_device", "Next GPU for runs (HIP_VISIBLE_DEVICES)", "Run"),
     Key("run.jump", "x", "jump_diagnostic", "Jump to the next build diagnostic", "Run"),
     Key("run.doctor", "D", "doctor", "Toolchain doctor", "Run"),

@@ -173,3 +173,53 @@ async def test_a_cmake_style_hecbench_project_whose_port_builds(tmp_path: Path) 
         assert "$ make -f Makefile_hip -B HIP_ARCH=gfx90a" in out and "--offload-arch=gfx90a" in out
         assert "build script: the ported Makefile_hip" in out
         assert (root / "main").is_file()
+
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("nvcc") is None or not Path("/usr/include/hip/nvidia_detail").is_dir(),
+                    reason="needs nvcc and Debian's HIP headers (hip/nvidia_detail)")
+async def test_the_run_pane_runs_the_port_on_hips_nvidia_platform_when_asked(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`P` switches the pane's runs to `hipport run --platform nvidia` (and back), as `G` picks the GPU: the
+    port is built for real by hipport's hipcc for HIP's NVIDIA platform (nvcc 13 with a copy of Debian's HIP
+    headers, scripts/hip_nvidia_headers.py), labelled so. The H200 is synthetic: this machine has no GPU, so
+    what its launch prints proves nothing and is not checked."""
+    from hipport.engine.toolchain.detect import CudaInstall
+    from hipport.engine.toolchain.plan import NVIDIA_NOTE, nvidia_bin
+
+    inc = tmp_path / "hipinc"
+    r = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "hip_nvidia_headers.py"),
+                        str(inc)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    monkeypatch.setenv("HIPPORT_HIP_INCLUDE", str(inc))
+    h200 = Gpu("nvidia", 0, "NVIDIA H200", "sm_90", 132)
+    app = PortApp(open_session(project), None)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        pane = screen.run_pane
+        pane.detection = Detection(nvidia_gpus=(h200,), cuda=CudaInstall(nvcc=shutil.which("nvcc")))
+        pane.monitor = False
+        assert pane.platform == "amd"
+        await pilot.press("P")
+        await settle(pilot, lambda: "--platform nvidia" in screen.last_message)
+        assert pane.platform == "nvidia" and "32-lane warps" in screen.last_message
+        await pilot.press("G")  # the GPUs of the chosen platform
+        await settle(pilot, lambda: "Run on device" in screen.last_message)
+        assert "NVIDIA H200" in screen.last_message and "CUDA_VISIBLE_DEVICES=0" in screen.last_message
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")  # write gemm.hip, then build (and launch) it
+        await settle(pilot, lambda: pane.report is not None and not pane.running)
+        report = pane.report
+        out = pane_text(pane)
+        assert report.plan.platform == "nvidia" and report.plan.label == "HIP port (NVIDIA platform)"
+        assert "note: HIP port (NVIDIA platform): single-file build for sm_90" in out and NVIDIA_NOTE in out
+        build = next(o for o in report.steps if o.step.title.startswith("hipcc"))
+        assert build.exited is not None and build.exited.ok, out[-3000:]  # nvcc built the port
+        assert build.step.env is not None and build.step.env["HIP_PLATFORM"] == "nvidia"
+        assert build.step.env["PATH"].startswith(str(nvidia_bin()))  # hipport's hipcc: nvcc with HIP's headers
+        assert (project / "build" / "gemm").is_file() and "--offload-arch" not in " ".join(build.step.argv)
+        await pilot.press("P")  # and back
+        await settle(pilot, lambda: "--platform amd" in screen.last_message)
+        assert pane.platform == "amd" and pane.device is None

@@ -203,6 +203,9 @@ class ReviewOutput:
         if not self.run_pane.stop():
             self.say("Nothing is running.")
 
+    def action_pick_platform(self) -> None:
+        self.run_pane.pick_platform()
+
     def action_pick_device(self) -> None:
         self.run_pane.pick_device()
 

@@ -3,8 +3,10 @@
 It renders the events of the engine's one plan runner (`toolchain.execute.stream_plan`, the same the
 CLI prints) and shows what the engine decided a finished run means (status, GEMM summary, compiler
 diagnostics). It also owns the run-side state of the review screen: the machine's detection (cached),
-the chosen GPU, the doctor's checks and the last run's diagnostics. The screen only binds keys:
-`build_and_run`, `stop`, `pick_device`, `doctor`; it hears back through `Notice` and `Finished`.
+the chosen platform and GPU, the doctor's checks and the last run's diagnostics. The screen only binds
+keys: `build_and_run`, `stop`, `pick_platform`, `pick_device`, `doctor`; it hears back through `Notice`
+and `Finished`. The platform is `hipport run --platform`'s: "amd" (the default) or "nvidia" (the HIP
+port built with HIP's NVIDIA platform and run on the NVIDIA GPU, compared with the CUDA baseline).
 Escape / ctrl+k stop a run: cancelling the worker kills the whole process group.
 """
 
@@ -79,7 +81,8 @@ class RunPane(Vertical):
         self.running = False
         self.clock = time.monotonic  # replaceable: snapshot tests need fixed durations
         self.detection: Detection | None = None  # what this machine has, once asked for
-        self.device: int | None = None  # HIP index for runs (HIP_VISIBLE_DEVICES); None: the default
+        self.platform = "amd"  # where runs go: "amd" | "nvidia" (HIP's NVIDIA platform), as `hipport run --platform`
+        self.device: int | None = None  # GPU index for runs (HIP_VISIBLE_DEVICES); None: the default
         self.diagnostics: list[Diagnostic] = []  # errors and warnings of the last build
         self.report: RunReport | None = None  # the last finished run
         self.monitor = True  # poll GPU usage during run steps
@@ -146,7 +149,8 @@ class RunPane(Vertical):
         from hipport.engine.toolchain.plan import PlanError, plan
 
         try:
-            p = plan(root, dict(settings.run), device=self.device, detection=self._detect(), settings=settings)
+            p = plan(root, dict(settings.run), device=self.device, detection=self._detect(), settings=settings,
+                     platform=self.platform)
         except PlanError as e:
             self.app.call_from_thread(self._cannot_run, str(e))
             return
@@ -279,20 +283,35 @@ class RunPane(Vertical):
         return True
 
     # ---- device and doctor ------------------------------------------------------------------
+    def pick_platform(self) -> None:
+        """Switch the next runs between AMD and HIP's NVIDIA platform (`hipport run --platform nvidia`)."""
+        from hipport.engine.toolchain.plan import PLATFORMS
+
+        self.platform = PLATFORMS[(PLATFORMS.index(self.platform) + 1) % len(PLATFORMS)]
+        self.device = None  # GPU indices are per vendor
+        if self.platform == "nvidia":
+            self.post_message(self.Notice(
+                "Runs: the HIP port on the NVIDIA GPU through HIP's NVIDIA platform (--platform nvidia): proves "
+                "it builds, runs and matches the CUDA baseline on 32-lane warps, not wave64 correctness"))
+        else:
+            self.post_message(self.Notice("Runs: the HIP port on the AMD GPU (--platform amd)"))
+
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
     def pick_device(self) -> None:
-        """Cycle through the AMD GPUs for the next runs."""
+        """Cycle through the GPUs of the chosen platform for the next runs."""
         from hipport.engine.toolchain.devices import choices
 
-        options = choices(self._detect())
+        options = choices(self._detect(), self.platform)
         if not options:
-            self.post_message(self.Notice("No AMD GPU here: builds target the configured arch only."))
+            self.post_message(self.Notice(f"No {'NVIDIA' if self.platform == 'nvidia' else 'AMD'} GPU here: "
+                                          "builds target the configured arch only."))
             return
         indices = [c.index for c in options]
         nxt = indices[(indices.index(self.device) + 1) % len(indices)] if self.device in indices else indices[0]
         self.device = nxt
         label = next(c.label for c in options if c.index == nxt)
-        self.post_message(self.Notice(f"Run on device {label} (HIP_VISIBLE_DEVICES={nxt})"))
+        var = "CUDA_VISIBLE_DEVICES" if self.platform == "nvidia" else "HIP_VISIBLE_DEVICES"
+        self.post_message(self.Notice(f"Run on device {label} ({var}={nxt})"))
 
     def doctor(self, root: Path | None) -> None:
         self.show("doctor: checking this machine …")

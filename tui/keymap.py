@@ -61,6 +61,8 @@ REVIEW_KEYS: tuple[Key, ...] = (
     Key("nav.prev_any", "K", "prev_any", "Previous finding (any state)", "Navigate"),
     Key("nav.next_file", "}", "next_file", "Next file", "Navigate", True, "}", FILES),
     Key("nav.prev_file", "{", "prev_file", "Previous file", "Navigate", True, "{", FILES),
+    Key("view.uses", "U", "toggle_uses", "List / hide the other places of the finding's root cause (its uses)",
+        "View"),
     Key("view.rule_help", "enter", "rule_help", "Full help page of the finding's rule", "View"),
     Key("search.start", "slash", "search", "Search", "Search", True, "/"),
     Key("view.wrap", "W", "toggle_wrap", "Wrap long lines / scroll sideways", "View"),

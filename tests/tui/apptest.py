@@ -6,6 +6,7 @@ persistence, writing, git) is the real engine."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 from pathlib import Path
@@ -21,6 +22,7 @@ from hipport.engine.model import (
     FixStyle,
     Severity,
     Translation,
+    Use,
 )
 from hipport.engine.review import ReviewSession
 from hipport.engine.source import Source
@@ -141,8 +143,28 @@ def make_project(root: Path, extra_lines: int = 0) -> Path:
     return root
 
 
-def open_session(root: Path, config: Config | None = None) -> ReviewSession:
-    return ReviewSession.open(root, config or Config(), translate=fake_translate, analyze=fake_analyze)
+def merged_analyze(source: Source, translation: Translation, options: Any = None) -> Analysis:
+    """fake_analyze, with each finding listing the other lines that use the name it assigns (`mask`,
+    `lane`, ...) as `Finding.uses`: the shape of the engine's merged findings (one per root cause)."""
+    an = fake_analyze(source, translation, options)
+    text = source.text
+    lines = text.split("\n")
+    out = []
+    for f in an.findings:
+        decl = re.search(r"(\w+) = ", lines[f.line - 1])
+        uses: list[Use] = []
+        if decl:
+            name = decl.group(1)
+            for n, line in enumerate(lines, 1):
+                m = re.search(rf"\b{name}\b", line)
+                if m and n != f.line and not line.lstrip().startswith("//"):
+                    uses.append(Use(n, m.start() + 1, line.strip(), "lane" if name == "lane" else ""))
+        out.append(dataclasses.replace(f, uses=tuple(uses)))
+    return dataclasses.replace(an, findings=tuple(out))
+
+
+def open_session(root: Path, config: Config | None = None, analyze: Any = fake_analyze) -> ReviewSession:
+    return ReviewSession.open(root, config or Config(), translate=fake_translate, analyze=analyze)
 
 
 async def analysed(pilot: Any) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from apptest import analysed, open_session
+from apptest import analysed, fake_analyze, merged_analyze, open_session
 
 from hipport.engine.toolchain.plan import Step, custom_plan
 from hipport.tui.app import PortApp
@@ -35,8 +35,8 @@ def fixed_rule_text(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ReviewScreen, "notify", lambda self, *a, **k: None)
 
 
-def app_for(project: Path, theme: str, ansi: bool = False) -> PortApp:
-    return PortApp(open_session(project), theme=theme, ansi_color=ansi)
+def app_for(project: Path, theme: str, ansi: bool = False, analyze=fake_analyze) -> PortApp:  # type: ignore[no-untyped-def]
+    return PortApp(open_session(project, analyze=analyze), theme=theme, ansi_color=ansi)
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -157,4 +157,46 @@ def test_200x50_light(project: Path, snap_compare) -> None:  # type: ignore[no-u
         await settle(pilot)
 
     assert snap_compare(app_for(long_line_project(project), "hipport-light"), run_before=run_before,
+                        terminal_size=(200, 50))
+
+
+# A merged finding's uses (one finding per root cause): the count in the panel's header, and the list
+# U opens, with the diff's cursor on the use chosen; 80x24 and 200x50, both themes.
+def test_uses_80x24_dark_open(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("U", "down")  # the list open, the cursor on the mask's use in the shuffle
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "hipport-dark", analyze=merged_analyze), run_before=run_before,
+                        terminal_size=(80, 24))
+
+
+def test_uses_80x24_light_closed(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("j")  # the shuffle offset finding: "▸ 1 more place (U lists them)"
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "hipport-light", analyze=merged_analyze), run_before=run_before,
+                        terminal_size=(80, 24))
+
+
+def test_uses_200x50_dark_open(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("j", "j", "U", "down", "down")  # the lane id's second use: if (lane == 0)
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "hipport-dark", analyze=merged_analyze), run_before=run_before,
+                        terminal_size=(200, 50))
+
+
+def test_uses_200x50_light_open(project: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("j", "j", "U")  # the lane id finding's list: itself and its two uses
+        await settle(pilot)
+
+    assert snap_compare(app_for(project, "hipport-light", analyze=merged_analyze), run_before=run_before,
                         terminal_size=(200, 50))

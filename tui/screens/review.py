@@ -38,7 +38,7 @@ from ..labels import (
 from ..opening import first_file
 from ..widgets.diff_view import DiffView, Mark
 from ..widgets.file_list import FileList
-from ..widgets.finding_panel import FindingPanel, PanelData
+from ..widgets.finding_panel import FindingPanel, PanelData, UsesList
 from ..widgets.review_footer import ReviewFooter
 from ..widgets.run_pane import RunPane
 from ..widgets.search_bar import SearchBar
@@ -46,9 +46,10 @@ from .review_output import ReviewOutput
 from .review_project import ProjectPanes
 from .review_support import GutterMarks, rule_help, rule_text
 from .review_tools import ReviewTools
+from .review_uses import ReviewUses
 
 
-class ReviewScreen(ReviewTools, ReviewOutput, ProjectPanes, Screen[None]):
+class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings()  # type: ignore[assignment]
     AUTO_FOCUS = "DiffView"
 
@@ -71,6 +72,7 @@ class ReviewScreen(ReviewTools, ReviewOutput, ProjectPanes, Screen[None]):
         self._dirty_rows: set[str] = set()     # rows changed since the file list last showed them
         self._items_built = False              # the file list shows every row of self._rows
         self.stacked_choice: bool | None = None  # v: the person's layout; None: by width
+        self.uses_open: str | None = None      # U: the finding whose list of uses is expanded
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -209,6 +211,8 @@ class ReviewScreen(ReviewTools, ReviewOutput, ProjectPanes, Screen[None]):
         if rel is None or self.loading_rel is not None or self.failed is not None:
             return
         fr = self.session.load(rel)
+        if self.uses_open is not None and self.uses_open != self.current:
+            self.uses_open = None  # the list belongs to the finding it was opened on
         if self.current is None or self.current not in fr.by_id:
             n = len(fr.translation.edits)
             self.panel.show(None, f"No warp findings in {rel}. {n} translation edit{'s' if n != 1 else ''}."
@@ -253,7 +257,10 @@ class ReviewScreen(ReviewTools, ReviewOutput, ProjectPanes, Screen[None]):
             tier=tier.value,
             tier_reason=tier_reason,
             group_edits=group_edits,
+            uses_open=self.uses_open == f.id,
         ))
+        if not self.panel.uses_open and self.panel.uses_list.has_focus:
+            self.diff.focus()  # the list closed under the person's focus
 
     def say(self, message: str, severity: str = "information") -> None:
         message = plain_ids(message)
@@ -274,12 +281,22 @@ class ReviewScreen(ReviewTools, ReviewOutput, ProjectPanes, Screen[None]):
     @on(DiffView.CursorMoved)
     def _cursor_moved(self, event: DiffView.CursorMoved) -> None:
         rows = self.diff.rows
+        if self.uses_open is not None and self.uses_open == self.current:
+            return  # visiting the uses of the open finding: the panel stays on it
         if 0 <= event.row < len(rows):
             ids = rows[event.row].finding_ids
             if ids and ids[0] != self.current:
                 self.current = ids[0]
                 self.diff.set_marks(self.diff.marks, self.current)
                 self.refresh_panel()
+
+    @on(FindingPanel.UseChosen)
+    def _use_chosen(self, event: FindingPanel.UseChosen) -> None:
+        self.goto_use(event.line)
+
+    @on(UsesList.Closed)
+    def _uses_closed(self, event: UsesList.Closed) -> None:
+        self.close_uses()
 
     # ---- deciding ----------------------------------------------------------------------------
     def _ready(self) -> bool:

@@ -1,16 +1,24 @@
 """The findings panel: the finding under the cursor, its rule and explanation, and the proposed fix
-in the chosen style shown as its own small diff."""
+in the chosen style shown as its own small diff.
+
+A finding that stands for one root cause lists its other places (`Finding.uses`, merged by the
+engine): the header says how many, and `U` (or a click on that count) opens the list below the
+finding. Moving through the list, or enter/click on an entry, puts the diff's cursor on that line;
+`U` or escape closes it. The panel shows the engine's uses as they are (line, role, source text)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Static
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
 from hipport.engine.diffrows import line_table
 from hipport.engine.edits import Edit, apply_edits
@@ -34,6 +42,7 @@ class PanelData:
     tier: str = "safe"          # FixTier value of the finding's fix group
     tier_reason: str = ""       # why "review"
     group_edits: Sequence[Edit] = ()  # every edit of the whole fix group (the preview shows them all)
+    uses_open: bool = False     # the list of the finding's uses is expanded
 
 
 def fix_preview(text: str, edits: Sequence[Edit], context: int = 0) -> list[tuple[str, str]]:
@@ -72,24 +81,117 @@ def fix_preview(text: str, edits: Sequence[Edit], context: int = 0) -> list[tupl
     return out
 
 
+def line_text(text: str, line: int) -> str:
+    """The stripped source line `line` (1-based) of `text`."""
+    table = line_table(text)
+    if not 1 <= line <= len(table.starts):
+        return ""
+    a = table.starts[line - 1]
+    b = text.find("\n", a)
+    return text[a:b if b >= 0 else len(text)].strip()
+
+
+def use_places(data: PanelData) -> list[tuple[int, int, str, str]]:
+    """(line, col, role, text) of the finding itself, then of each of its uses, as the engine lists them."""
+    f = data.finding
+    own = (f.line, f.col, "this finding", line_text(data.source_text, f.line)[:100])
+    return [own, *((u.line, u.col, u.role, u.text) for u in f.uses)]
+
+
+class UsesList(OptionList):
+    """The expanded list of a finding's places; escape closes it (the screen's U toggles it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close the list of uses", show=False),
+    ]
+
+    class Closed(Message):
+        pass
+
+    def action_close(self) -> None:
+        self.post_message(self.Closed())
+
+
 class FindingPanel(VerticalScroll):
     """Shows one finding; empty text when the file has none."""
 
     DEFAULT_CSS = """
     FindingPanel { height: 30%; min-height: 5; max-height: 14; }
+    FindingPanel.-uses-open { max-height: 22; }
     FindingPanel > Static { width: 1fr; }
+    FindingPanel > UsesList { height: auto; max-height: 10; display: none; padding: 0; }
+    FindingPanel > UsesList, FindingPanel > UsesList:focus { border: none; }
+    FindingPanel > #finding-uses-title { display: none; }
+    FindingPanel.-uses-open > UsesList, FindingPanel.-uses-open > #finding-uses-title { display: block; }
     """
+
+    class UseChosen(Message):
+        """A use of the shown finding was highlighted or chosen: show its line."""
+
+        def __init__(self, line: int) -> None:
+            super().__init__()
+            self.line = line
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.data: PanelData | None = None
+        self._uses_key: tuple[str, int] | None = None  # (finding id, number of uses) the list shows
 
     def compose(self) -> ComposeResult:
         yield Static(id="finding-body")
+        yield Static(id="finding-uses-title")
+        yield UsesList(id="finding-uses")
+
+    @property
+    def uses_list(self) -> UsesList:
+        return self.query_one("#finding-uses", UsesList)
+
+    @property
+    def uses_open(self) -> bool:
+        return self.has_class("-uses-open")
+
+    def _show_uses(self, data: PanelData | None) -> None:
+        uses = self.uses_list
+        is_open = data is not None and data.uses_open and bool(data.finding.uses)
+        self.set_class(is_open, "-uses-open")
+        if not is_open or data is None:
+            self._uses_key = None
+            return
+        key = (data.finding.id, len(data.finding.uses))
+        if key == self._uses_key:  # a repaint of the same finding keeps the person's place in the list
+            return
+        self._uses_key = key
+        n = len(data.finding.uses) + 1
+        self.query_one("#finding-uses-title", Static).update(Content.assemble(
+            (f"▾ The {n} places of this root cause", "bold $text-accent"),
+            ("  (up/down or a click shows each line; U or esc closes)", "$text-muted")))
+        options = []
+        for line, col, role, text in use_places(data):
+            label = Content.assemble((f"{line:>5}:{col:<3}", "$text-muted"), " ",
+                                     (f"[{role}] " if role else "", "$text-accent"), text)
+            options.append(Option(label, id=f"use-{line}-{col}-{len(options)}"))
+        uses.set_options(options)
+        uses.highlighted = 0
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self._chosen(event.option_index)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._chosen(event.option_index)
+
+    def _chosen(self, index: int) -> None:
+        if self.data is None or not self.uses_open:
+            return
+        places = use_places(self.data)
+        if 0 <= index < len(places):
+            self.post_message(self.UseChosen(places[index][0]))
 
     def show(self, data: PanelData | None, empty_message: str = "No warp findings in this file.") -> None:
         self.data = data
         body = self.query_one("#finding-body", Static)
+        self._show_uses(data)
         if data is None:
             self.border_title = "Finding"
             body.update(Content(empty_message))
@@ -110,6 +212,7 @@ class FindingPanel(VerticalScroll):
                 "  ",
                 (f"{decision_symbol(data.decision)} {data.decision}", "bold"),
                 ("" if f.confidence == "high" else f"  confidence: {f.confidence}", "$text-muted"),
+                *_uses_badge(len(f.uses), data.uses_open),
             ),
             Content(f.message),
         ]
@@ -138,3 +241,13 @@ class FindingPanel(VerticalScroll):
         else:
             parts.append(Content.styled(f"No automatic {data.style} fix: this needs a person.", "italic"))
         body.update(Content("\n").join(parts))
+
+
+def _uses_badge(n: int, is_open: bool) -> list[tuple[str, str]]:
+    """The header's count of the finding's other places; a click on it (or U) opens/closes the list."""
+    if not n:
+        return []
+    arrow = "▾" if is_open else "▸"
+    what = f"{n} more place{'s' if n != 1 else ''}"
+    hint = "U closes" if is_open else "U lists them"
+    return [("  ", ""), (f"{arrow} {what} ({hint})", "bold $text-accent @click=screen.toggle_uses")]

@@ -5,6 +5,8 @@ The device half runs on the H200 only; these tests pin the CPU-side pieces it de
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,34 @@ def test_edit_lines_map_back_to_the_cuda_original(tmp_path):
     r = wl.edit_scores(tmp_path / "ports", labels)
     assert r["wave64"] == {"fixed": [("demo", "k.cu", 2)], "missed": [("demo", "k.cu", 3)], "wrong": [("demo", "k.cu", 4)]}
     assert r["portable"]["fixed"] == [] and r["portable"]["wrong"] == []
+
+
+ORACLE = next((p for p in (ROOT.parent / "shared/tools/wave64", Path("/work/shared/tools/wave64"))
+               if (p / "wave64_emu.cuh").is_file()), None)
+HARNESS_UNIT = """#include "wave64_hecbench_runtime.h"
+#include <hip/hip_runtime.h>
+__global__ void k(float4* f, uint4* u, int** p, unsigned long long* m) {
+  float4 a = f[0];
+  a += make_float4(1.f, 2.f, 3.f, 0.f);      // nbnxm: Float4 += float4
+  f[1] = a;
+  u[1] = u[0] + make_uint4(3u, 3u, 3u, 3u);  // radixsort: uint4 + uint4
+  m[threadIdx.x] = __match_any_sync(MASK, (unsigned long long)p[threadIdx.x]);  // atomicAggregate
+}
+"""
+
+
+@pytest.mark.skipif(ORACLE is None or not shutil.which("nvcc"), reason="needs nvcc and the wave64 oracle (shared/tools/wave64)")
+@pytest.mark.parametrize("mask, ok", [("0xffffffffffffffffull", True), ("0xffffffffu", False)])
+def test_harness_gives_the_oracle_hips_vector_operators_and_match_any(tmp_path: Path, mask: str, ok: bool) -> None:
+    """HIP names the oracle lacks (its hip_on_cuda.h keeps CUDA's operator-less vector types while defining
+    __HIP_PLATFORM_AMD__; its wave64_emu.cuh does not model __match_*): the harness supplies them, and
+    __match_any_sync keeps ROCm's 64-bit mask static_assert. Compile only (nvcc, sm_90, the oracle's flags)."""
+    (tmp_path / "u.hip").write_text(HARNESS_UNIT.replace("MASK", mask))
+    cmd = ["nvcc", "-std=c++17", "-arch=sm_90", "--expt-relaxed-constexpr", "-x", "cu", "-c", "-w",
+           f"-I{ORACLE}/include", f"-I{ROOT}/scripts", "-include", f"{ORACLE}/hip_on_cuda.h",
+           "-include", f"{ORACLE}/wave64_emu.cuh", "-DW64_ROCM7", "u.hip", "-o", "u.o"]
+    r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    if ok:
+        assert r.returncode == 0, r.stdout + r.stderr
+    else:
+        assert r.returncode != 0 and "The mask must be a 64-bit integer" in r.stdout + r.stderr

@@ -142,3 +142,25 @@ def test_hipport_converts_makefile_and_the_run_builds_that_port(tmp_path: Path) 
     nv = plan(root, detection=Detection(nvidia_gpus=(Gpu("nvidia", 0, "NVIDIA H200", "sm_90"),)), env={},
               settings=Config(), platform="nvidia")
     assert nv.steps[0].argv == ["make", "-f", "Makefile_hip", "-B"]  # no gfx arch for nvcc: hipcc picks sm_90
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed")
+def test_the_apps_sibling_mode_ports_the_headers_the_makefile_names_and_the_port_builds(tmp_path: Path) -> None:
+    """HeCBench 49175104c axpby-cuda: its Makefile names the header (`%.o: %.cu multi_tensor_apply.cuh`).
+    Written by the app's review session in sibling mode (ReviewSession.write, not convert), Makefile_hip
+    names the ported header as main.hip includes it, and the run builds it with Debian's hipcc."""
+    from hipport.engine.review import ReviewSession
+
+    root = hecbench(tmp_path, "axpby-cuda")
+    session = ReviewSession.open(root, Config(archs=("gfx90a",)))
+    assert session.config.output_mode == "sibling"
+    for rel in ("Makefile", "main.cu", "multi_tensor_apply.cuh"):
+        session.write(rel)
+    assert "%.o: %.hip multi_tensor_apply_hip.cuh Makefile" in (root / "Makefile_hip").read_text()
+    assert '#include "multi_tensor_apply_hip.cuh"' in (root / "main.hip").read_text()
+    rp = plan(root, detection=Detection(rocm=DEBIAN), env=dict(os.environ), settings=session.config)
+    assert rp.steps[0].argv[:3] == ["make", "-f", "Makefile_hip"]
+    report = run_events(rp, Detection(rocm=DEBIAN), lambda e: None, monitor=False)
+    assert report.status == "built, not launched", [ln.text for o in report.steps for ln in o.lines][-20:]
+    assert (root / "main").is_file()

@@ -7,6 +7,11 @@ exits, however it exits, so a crash leaves no stale lock behind.
 
     with ProjectLock(root):      # raises LockHeld("... pid 1234 since 20:31 ...")
         app.run()
+
+Writers of other `.hipport/` files outside the app (`hipport run`: trust.json, baseline/*.json) take
+the same lock for the moment of their write (`state_write_lock`): in the app's own process, which
+holds it already, that costs nothing; elsewhere it waits a little for another short writer and is
+refused at once while an app has the project open (an app holds the lock for as long as it runs).
 """
 
 from __future__ import annotations
@@ -15,12 +20,16 @@ import fcntl
 import os
 import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
 from .review_state import ensure_state_dir
 
 LOCK_NAME = "app.lock"
+WRITE_WAIT = 5.0  # seconds a short writer waits for another short writer
+_HELD: set[str] = set()  # projects (real paths) whose app lock this process holds
 
 
 class LockHeld(Exception):
@@ -42,19 +51,19 @@ class ProjectLock:
             self.note = f"no app lock ({self.path}: {e.strerror or e})"
             return
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 200).decode("utf-8", "replace").strip()
+            _flock(fd, self.root)  # waits only while a short writer (no holder line) has it
+        except LockHeld:
             os.close(fd)
-            raise LockHeld(f"{self.root}: another hipport has this project open ({holder or 'unknown'}); "
-                           "close it first (its decisions are saved as it goes)") from None
+            raise
         os.ftruncate(fd, 0)
         info = f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}"
         os.pwrite(fd, info.encode(), 0)
         self._fd = fd
+        _HELD.add(os.path.realpath(self.root))
 
     def release(self) -> None:
         if self._fd is not None:
+            _HELD.discard(os.path.realpath(self.root))
             try:
                 os.ftruncate(self._fd, 0)
             except OSError:
@@ -70,3 +79,48 @@ class ProjectLock:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.release()
+
+
+def _flock(fd: int, root: Path, wait: float = WRITE_WAIT) -> None:
+    """Take the lock on `fd`. An app writes a holder line into the file and keeps the lock while it
+    runs: refused at once. A short writer leaves the file empty: waited for, up to `wait` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+            if holder or time.monotonic() >= deadline:
+                raise LockHeld(f"{root}: another hipport has this project open ({holder or 'a write in progress'}); "
+                               "close it first (its decisions are saved as it goes)") from None
+            time.sleep(0.05)
+
+
+def state_root(path: Path) -> Path | None:
+    """The project whose `.hipport/` holds `path` (None when `path` is not under a `.hipport/`)."""
+    for parent in Path(path).parents:
+        if parent.name == ".hipport":
+            return parent.parent
+    return None
+
+
+@contextmanager
+def state_write_lock(root: Path, wait: float = WRITE_WAIT) -> Iterator[None]:
+    """Hold the project's app lock while reading and writing one `.hipport/` file (see the module's
+    docstring). Raises LockHeld while an app (another process) has the project open; OSError/WriteError
+    when `.hipport/` cannot be made."""
+    root = Path(root)
+    if os.path.realpath(root) in _HELD:  # this process is the app: it holds the lock already
+        yield
+        return
+    ensure_state_dir(root)
+    fd = os.open(root / ".hipport" / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        _flock(fd, root, wait)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -39,9 +39,13 @@ import re
 import struct
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..fsutil import atomic_write
+from ..project_lock import state_root, state_write_lock
 
 FORMAT = 1
 DEFAULT_RTOL = {"fp64": 1e-8, "fp32": 1e-4, "tf32": 1e-3, "fp16": 1e-2, "bf16": 1e-2, "fp8": 1e-1}
@@ -89,11 +93,14 @@ class Baseline:
     commands: list[str] = field(default_factory=list)  # echoed by the run (make's recipe lines): not values
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = asdict(self)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        """Atomically; under the project's lock (the app's `.hipport/app.lock`) when `path` is in a
+        `.hipport/`. Raises project_lock.LockHeld while another process's app has the project open."""
+        data = (json.dumps(asdict(self), indent=1) + "\n").encode("utf-8")
+        root = state_root(path)
+        lock: AbstractContextManager[None] = state_write_lock(root) if root is not None else nullcontext()
+        with lock:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, data)
 
 
 def load(path: Path) -> Baseline:

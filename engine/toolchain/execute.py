@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+from ..project_lock import LockHeld
 from .baseline import VERDICT, Baseline, Comparison, Value, compare, run_values
 from .baseline import load as load_baseline
 from .buildscript import ignore_proposal, recipe_argv, untracked
@@ -397,8 +398,12 @@ def _check_baseline(report: RunReport, echoed: list[str] | None = None) -> None:
         report.baseline_notes.append(f"{run.dropped} output lines in the middle were not kept: compared the rest")
     if plan.baseline:
         machine = plan.device.label() if plan.device is not None else ""
-        Baseline(" ".join(run.step.argv), values, machine, run.exited.code,
-                 commands=commands).save(plan.baseline_file)
+        try:
+            Baseline(" ".join(run.step.argv), values, machine, run.exited.code,
+                     commands=commands).save(plan.baseline_file)
+        except LockHeld as e:  # an app has the project open in another process: its lock, its files
+            report.baseline_notes.append(f"baseline NOT recorded: {e}")
+            return
         report.baseline_saved = str(plan.baseline_file)
         return
     if not plan.baseline_file.is_file():

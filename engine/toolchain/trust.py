@@ -20,6 +20,8 @@ import json
 import shlex
 from pathlib import Path
 
+from ..fsutil import atomic_write
+from ..project_lock import state_write_lock
 from .plan import RunPlan, Step
 
 TRUST_FILE = Path(".hipport") / "trust.json"
@@ -55,20 +57,22 @@ def describe(steps: list[Step]) -> list[str]:
 
 
 def remember(plan: RunPlan) -> Path | None:
+    """Record the confirmation. Read and written under the project's lock (the app's
+    `.hipport/app.lock`), atomically; raises project_lock.LockHeld while another process's app has
+    the project open."""
     path = _file(plan)
     steps = _commands(plan)
     if path is None or not steps:
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        known = [d for d in data.get("trusted", []) if isinstance(d, str)]
-    except (OSError, ValueError, AttributeError):
-        known = []
-    if _digest(steps) not in known:
-        known.append(_digest(steps))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"trusted": known[-50:], "last": [s.argv for s in steps]}, indent=1) + "\n",
-                   encoding="utf-8")
-    tmp.replace(path)
+    assert plan.project is not None
+    with state_write_lock(plan.project):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            known = [d for d in data.get("trusted", []) if isinstance(d, str)]
+        except (OSError, ValueError, AttributeError):
+            known = []
+        if _digest(steps) not in known:
+            known.append(_digest(steps))
+        text = json.dumps({"trusted": known[-50:], "last": [s.argv for s in steps]}, indent=1) + "\n"
+        atomic_write(path, text.encode("utf-8"))
     return path

@@ -125,6 +125,17 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
+def repo(root: Path, files: dict[str, str]) -> Path:
+    """A git repository holding `files` (name -> text), committed on `main`."""
+    root.mkdir(parents=True)
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "add", "-A")
+    git(root, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "cuda")
+    return root
+
+
 def make_project(root: Path, extra_lines: int = 0) -> Path:
     """A git repository with gemm.cu, util.cuh and model.py, committed on `main`."""
     root.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apptest import analysed, git
+from apptest import analysed, repo
 
 from hipport.engine.config import Config
 from hipport.engine.review import ReviewSession
@@ -42,16 +42,6 @@ __global__ void k(float *x, int *c) {
   if (threadIdx.x % 32 == 0) { x[threadIdx.x / 32] = a; c[threadIdx.x / 32] = n; }
 }
 """
-
-
-def repo(root: Path, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True)
-    for rel, text in files.items():
-        (root / rel).write_text(text)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "add", "-A")
-    git(root, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "cuda")
-    return root
 
 
 async def ready(pilot: Any) -> ReviewScreen:

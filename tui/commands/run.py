@@ -65,9 +65,23 @@ def _config(path: Path) -> tuple[dict[str, object], Config]:
     return dict(cfg.run), cfg
 
 
+def _remember(rp: RunPlan, out: TextIO) -> bool:
+    """Record the trust under the project's lock; while an app has the project open it is not
+    recorded (this run goes ahead: the person just confirmed it)."""
+    from hipport.engine.project_lock import LockHeld
+    from hipport.engine.toolchain.trust import remember
+
+    try:
+        remember(rp)
+    except LockHeld as e:
+        print(f"trusted for this run only, not remembered: {e}", file=out)
+        return False
+    return True
+
+
 def _trusted(rp: RunPlan, args: argparse.Namespace, out: TextIO) -> bool:
     """Commands from the project's config run only once trusted: asked on a terminal, else --trust."""
-    from hipport.engine.toolchain.trust import describe, remember, untrusted
+    from hipport.engine.toolchain.trust import describe, untrusted
 
     steps = untrusted(rp)
     if not steps:
@@ -76,13 +90,13 @@ def _trusted(rp: RunPlan, args: argparse.Namespace, out: TextIO) -> bool:
     for line in describe(steps):
         print(line, file=out)
     if args.trust:
-        remember(rp)
-        print("trusted (--trust); remembered in .hipport/trust.json", file=out)
+        if _remember(rp, out):
+            print("trusted (--trust); remembered in .hipport/trust.json", file=out)
         return True
     if not args.json and sys.stdin.isatty():
         answer = input("Run them now and trust them for this project? [y/N] ").strip().lower()
         if answer in ("y", "yes"):
-            remember(rp)
+            _remember(rp, out)
             return True
     print("not run: confirm on a terminal, or pass --trust to run the project's own commands", file=out)
     return False

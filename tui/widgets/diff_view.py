@@ -67,9 +67,10 @@ def _span(span: Any) -> tuple[int, int, str]:
 
 
 def pygments_language(language: str) -> str:
-    """Pygments lexer name for an engine `Language` value (cuda/cpp/python). `.hip` must not be
-    guessed by Pygments (it answers tsql), so the engine's language decides."""
-    return {"cuda": "cuda", "cpp": "cpp", "python": "python"}.get(language, "text")
+    """Pygments lexer name for an engine `Language` value (cuda/cpp/python, and the build files
+    make/cmake). `.hip` must not be guessed by Pygments (it answers tsql), so the engine's language
+    decides."""
+    return {"cuda": "cuda", "cpp": "cpp", "python": "python", "make": "make", "cmake": "cmake"}.get(language, "text")
 
 
 class DiffView(ScrollView, can_focus=True):

@@ -93,12 +93,15 @@ class HostFlow(Base):
         `where` prefixes the line number ("line " here, "kernels.h:" for a header's kernel)."""
         a, b = kern.body
         steps = self.loop_steps(a, b)
+        seen = False
         for r in range(a, b):
             if self.tx[r] not in ("threadIdx", "blockDim") or self.tx[r + 1] != "." or self.tx[r + 2] != dim:
                 continue
             if not self.width_use_ok(r, r + 3, dim, steps):
                 return f"{self.tx[r]}.{dim} in {kern.name} at {where}{self.line(r)} is not taken through warpSize"
-        return ""
+            seen |= self.tx[r] == "threadIdx"
+        # a kernel that never reads threadIdx.<dim> would only run more (or fewer) copies of the same work
+        return "" if seen else f"{kern.name} does not read threadIdx.{dim}: a wider block repeats its work"
 
     def width_use_ok(self, r: int, e: int, dim: str, steps: dict[str, set[str]]) -> bool:
         tx = self.tx

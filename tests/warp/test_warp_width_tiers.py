@@ -48,6 +48,15 @@ void run(float* out) {
 }
 """
 
+# a kernel that never reads threadIdx.x: a 64-wide block would count twice as many threads
+NO_TID = """#include <cuda_runtime.h>
+__global__ void count(int* n) { if (threadIdx.y == 0) atomicAdd(n, warpSize); }
+void run(int* n) {
+  int tx = 32;
+  count<<<1, tx>>>(n);
+}
+"""
+
 # row_sums of the GEMM demo, reduced: partial[32] has one slot per warp (tid / warpSize); warp 0 reads it by
 # lane only where lane < blockDim.x / warpSize. UNBOUNDED reads it with every lane of warp 0.
 PER_WARP = """#include <cuda_runtime.h>
@@ -87,6 +96,12 @@ def test_host_width_also_read_by_host_arithmetic_stays_review() -> None:
     src = Source.from_text(HOST_SMEM, "k.cu")
     _fs, (g,) = _groups(src, "W64-10")
     assert g.tier == FixTier.REVIEW and g.tier_reason == "tx is also used at k.cu:6"
+
+
+def test_host_width_for_a_kernel_that_never_reads_threadidx_stays_review() -> None:
+    src = Source.from_text(NO_TID, "k.cu")
+    _fs, (g,) = _groups(src, "W64-10")
+    assert g.tier == FixTier.REVIEW and g.tier_reason == "count does not read threadIdx.x: a wider block repeats its work"
 
 
 @needs_hecbench

@@ -12,6 +12,11 @@ imports included), time until the background analysis has made every count final
 (`j`/`k`, the handler + painting the visible diff) WHILE the analysis runs. Targets: < 1 s, < 60 s on
 2 cores, < 50 ms. `--tree DIR --first` measures only the first screen (5 fresh processes; minutes
 less than the whole run, which waits for the analysis of every file).
+
+The counts-final figure is measured twice: COLD (the per-file analysis cache `.hipport/cache/` removed
+first: every file translated and analysed; this is the figure the target is about) and WARM (the same
+tree reopened unchanged: summaries from the cache, engine/analysis_cache.py). The time is taken when the
+last summary arrived, not when the key loop ended.
 """
 
 from __future__ import annotations
@@ -164,9 +169,9 @@ asyncio.run(main())
 """
 
 
-async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float], list[float], int, int]:
+async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float], list[float], int, int, int]:
     """(first paint s, counts final s, Pilot round trips, app work per key, keys pressed during analysis,
-    findings) with the real engine and the real background analysis (process pool)."""
+    findings, files from the cache) with the real engine and the real background analysis (process pool)."""
     from hipport.engine.review import ReviewSession
     from hipport.tui.app import PortApp
     from hipport.tui.widgets.diff_view import DiffView
@@ -201,10 +206,12 @@ async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float],
             await pilot.pause(0.2)
         while analysis is not None and not analysis.finished and analysis.error is None:
             await pilot.pause(0.25)
-        final = time.perf_counter() - t0
+        done_at = analysis.finished_at if analysis is not None else None
+        final = (done_at if done_at is not None else time.perf_counter()) - t0
         screen._analysis_tick()  # type: ignore[attr-defined]
         findings = screen.project().findings  # type: ignore[attr-defined]
-    return first, final, pilot_t, work_t, during, findings
+        analysis.wait(60)  # the cache is written after the last summary
+    return first, final, pilot_t, work_t, during, findings, analysis.cache_hits
 
 
 def tree_cold(root: Path, runs: int) -> list[float]:
@@ -231,7 +238,7 @@ def tree_main(root: Path, first_only: bool = False) -> int:
         from gen_tree import generate
 
         generate(root, 5000, 2_000_000)
-    n = sum(1 for _ in root.rglob("*") if _.is_file())
+    n = sum(1 for p in root.rglob("*") if p.is_file() and ".hipport" not in p.parts)
     print(f"tree {root}: {n} files; machine: {__import__('os').cpu_count()} CPUs, "
           f"load {__import__('os').getloadavg()[0]:.1f}")
     cold = tree_cold(root, 5 if first_only else 3)
@@ -239,12 +246,22 @@ def tree_main(root: Path, first_only: bool = False) -> int:
           f"   (load after: {__import__('os').getloadavg()[0]:.1f})")
     if first_only:
         return 0
-    first, final, pilot_t, work_t, during, findings = asyncio.run(tree_run(root, 40))
+    import os
+    import shutil
+
+    shutil.rmtree(root / ".hipport" / "cache", ignore_errors=True)  # cold: every file analysed
+    load = os.getloadavg()[0]
+    first, final, pilot_t, work_t, during, findings, hits = asyncio.run(tree_run(root, 40))
     print(f"start -> first painted screen (in-process, analysis starting): {first * 1000:.0f} ms")
-    print(f"start -> every count final (background analysis, {findings} findings): {final:.1f} s   target < 60 s")
+    print(f"start -> every count final, COLD (no analysis cache, {findings} findings, {hits} files from a "
+          f"cache): {final:.1f} s   target < 60 s   (load before/after: {load:.1f}/{os.getloadavg()[0]:.1f})")
     print(f"keys j/k, {during} of {len(work_t)} pressed while the analysis ran:")
     print(f"  app work (handler + paint diff): {ms(work_t)}   target < 50 ms")
     print(f"  Pilot press + full-screen repaint: {ms(pilot_t)}")
+    load = os.getloadavg()[0]
+    _, warm, _, _, _, warm_findings, hits = asyncio.run(tree_run(root, 4))
+    print(f"start -> every count final, WARM (reopened unchanged: {hits}/{n} files from .hipport/cache, "
+          f"{warm_findings} findings): {warm:.1f} s   (load before/after: {load:.1f}/{os.getloadavg()[0]:.1f})")
     return 0
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -69,26 +70,62 @@ def unsupported_count(translation: Translation) -> int:
 
 def summarize(root: str, rel: str, topt: Any, wopt: Any) -> FileSummary:
     """Read, translate and analyse one file with the engine's own functions (a pool task)."""
+    return _summarize(root, rel, topt, wopt)[0]
+
+
+def _summarize(root: str, rel: str, topt: Any, wopt: Any) -> tuple[FileSummary, bool]:
+    """The summary, and whether it may be kept across runs (not when libclang parsed the file: a parse
+    reads its whole include tree, which the cache key does not cover)."""
+    from . import semantic
     from .source import Language, SourceError, language_for, read_source
 
     try:
         src = read_source(Path(root) / rel, language_for(rel) or Language.CPP)
     except SourceError as e:
-        return FileSummary(rel, error=str(e))
+        return FileSummary(rel, error=str(e)), False
     try:
         from .translate import translate
         from .warp import analyze
 
+        before = semantic.parses
         tr = translate(src, topt)
         an = analyze(src, tr, wopt)
     except Exception as e:  # an engine bug on one file: reported on that file, the others go on
-        return FileSummary(rel, error=f"{rel}: {type(e).__name__}: {e}")
-    return FileSummary(rel, len(an.findings), len(tr.edits), unsupported_count(tr))
+        return FileSummary(rel, error=f"{rel}: {type(e).__name__}: {e}"), False
+    keep = semantic.parses == before
+    return FileSummary(rel, len(an.findings), len(tr.edits), unsupported_count(tr)), keep
 
 
-def _summarize_chunk(job: tuple[str, Sequence[str], Any, Any]) -> list[FileSummary]:
-    root, rels, topt, wopt = job
-    return [summarize(root, rel, topt, wopt) for rel in rels]
+# A pool worker's part of the run, set once by its initializer (not sent with every task): the
+# options, the cache salt and the summaries stored by earlier runs (analysis_cache.py).
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(root: str, topt: Any, wopt: Any, run_salt: str, cached: dict[str, tuple[int, int, int]]) -> None:
+    _lower_priority()
+    _WORKER.update(root=root, topt=topt, wopt=wopt, salt=run_salt, cached=cached)
+
+
+def summarize_keyed(rel: str) -> tuple[FileSummary, str | None, bool]:
+    """(summary, its cache key or None, whether it came from the cache), in a pool worker."""
+    from . import analysis_cache
+
+    w = _WORKER
+    path = Path(w["root"]) / rel
+    try:
+        key: str | None = analysis_cache.file_key(w["salt"], path, rel, path.read_bytes(),
+                                                  bool(getattr(w["wopt"], "project_headers", True)))
+    except OSError:
+        key = None
+    hit = w["cached"].get(key) if key is not None else None
+    if hit is not None:
+        return FileSummary(rel, *hit), key, True
+    summary, keep = _summarize(w["root"], rel, w["topt"], w["wopt"])
+    return summary, key if keep else None, False
+
+
+def _summarize_chunk(rels: Sequence[str]) -> list[tuple[FileSummary, str | None, bool]]:
+    return [summarize_keyed(rel) for rel in rels]
 
 
 def _lower_priority() -> None:
@@ -102,7 +139,7 @@ class ProjectAnalysis:
     """Background analysis of every file of a session. Thread-safe reads; `cancel` stops it."""
 
     def __init__(self, session: Any, *, workers: int | None = None, pool: bool | None = None,
-                 rels: list[str] | None = None) -> None:
+                 rels: list[str] | None = None, use_cache: bool = True) -> None:
         self.session = session
         self.rels: list[str] = rels if rels is not None else [e.rel for e in session.files()]
         self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
@@ -118,6 +155,11 @@ class ProjectAnalysis:
         self._thread: threading.Thread | None = None
         self._pool: Any = None
         self.error: str | None = None  # why the analysis stopped early, if it did
+        # summaries kept across runs (.hipport/cache/analysis.json, pool runs only): off for a cold run
+        self.use_cache = use_cache
+        self.cache_hits = 0            # files whose summary came from there
+        self.cache_note: str | None = None  # why it was not written, if it was not
+        self.finished_at: float | None = None  # time.perf_counter() when the last summary came in
 
     # ---------------------------------------------------------------------------------- running
     def start(self) -> None:
@@ -155,25 +197,38 @@ class ProjectAnalysis:
             self._put(summary_of_loaded(self.session, rel))
 
     def _run_pool(self) -> None:
+        from . import analysis_cache
+
         topt, wopt = self.session._options()  # the session's own translate/warp options
         root = str(self.session.root)
-        jobs = [(root, self.rels[i:i + CHUNK], topt, wopt) for i in range(0, len(self.rels), CHUNK)]
+        run_salt = analysis_cache.salt(topt, wopt)
+        cached = analysis_cache.load(self.session.root) if self.use_cache else {}
+        jobs = [self.rels[i:i + CHUNK] for i in range(0, len(self.rels), CHUNK)]
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["hipport.engine.translate", "hipport.engine.warp"])
-        with ctx.Pool(self.workers, initializer=_lower_priority) as pool:
+        fresh: dict[str, tuple[int, int, int]] = {}
+        with ctx.Pool(self.workers, initializer=_init_worker,
+                      initargs=(root, topt, wopt, run_salt, cached)) as pool:
             self._pool = pool
             for chunk in pool.imap_unordered(_summarize_chunk, jobs):
                 if self._cancel.is_set():
                     return
-                for s in chunk:
+                for s, key, hit in chunk:
                     self._put(s)
+                    self.cache_hits += hit
+                    if key is not None and s.error is None:
+                        fresh[key] = (s.findings, s.edits, s.unsupported)
         self._pool = None
+        if self.use_cache and not self._cancel.is_set():
+            self.cache_note = analysis_cache.save(self.session.root, fresh)
 
     def _put(self, summary: FileSummary) -> None:
         with self._lock:
             if summary.rel not in self._summaries:
                 self._arrived.append(summary.rel)
             self._summaries[summary.rel] = summary
+            if self.finished_at is None and len(self._summaries) >= len(self.rels):
+                self.finished_at = time.perf_counter()
 
     # ---------------------------------------------------------------------------------- reading
     @property

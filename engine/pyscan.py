@@ -55,9 +55,25 @@ class StringLiteral:
         return "f" not in p and "b" not in p
 
 
+# The last text tokenized and its result: a Python file is translated (string_literals) and then
+# analysed (warp/python_side.py), and both passes tokenize the same text; the second gets a copy of the
+# first's list (the tokens themselves are immutable).
+_last: tuple[str, list[PyToken], bool] | None = None
+
+
 def tokens(text: str) -> tuple[list[PyToken], bool]:
     """The tokens of `text` with str offsets, and whether tokenize reached the end (on an error the
     tokens before it are returned). Tokens past the last line (a final NEWLINE, ENDMARKER) are left out."""
+    global _last
+    last = _last
+    if last is not None and (last[0] is text or last[0] == text):
+        return list(last[1]), last[2]
+    out, complete = _tokens(text)
+    _last = (text, out, complete) if len(text) <= 8_000_000 else None
+    return list(out), complete
+
+
+def _tokens(text: str) -> tuple[list[PyToken], bool]:
     starts: list[int] = []
     pos = 0
     reader = io.StringIO(text).readline

@@ -159,6 +159,11 @@ def _runtime_pch() -> str | None:
         return None
 
 
+# libclang parses made by this process (a parse reads the file's whole include tree: the per-file
+# analysis cache keeps no summary of a file that needed one)
+parses = 0
+
+
 def user_declared_spans(source: Source, options: Any, toks: Tokens | None = None) -> frozenset[int]:
     """Str offsets of identifier tokens that name a declaration made in this file although the name
     is a CUDA API name (the file's own `cudaMemsetD8`, a struct `cudaConfig`, ...). Those are left
@@ -175,6 +180,8 @@ def user_declared_spans(source: Source, options: Any, toks: Tokens | None = None
         return frozenset()
     import clang.cindex as ci
 
+    global parses
+    parses += 1
     fname = str(source.path) if source.path is not None else "hipport-input.cu"
     try:
         tu = _index().parse(fname, args=parse_args(source, options), unsaved_files=[(fname, text)],

@@ -88,9 +88,10 @@ class Source:
         """1-based line and column of a str offset."""
         return offset_to_line_col(self.line_starts, offset)
 
-    @property
+    @cached_property
     def newline(self) -> str:
-        """The dominant newline style, used for inserted lines."""
+        """The dominant newline style, used for inserted lines (counted once per Source: the warp
+        analysis asks for it at every edit it makes)."""
         crlf = self.text.count("\r\n")
         lf = self.text.count("\n") - crlf
         return "\r\n" if crlf > lf else "\n"

@@ -68,6 +68,7 @@ class Tokens:
     bol: list[bool]
     text: str
     _spellings: list[str] | None = field(default=None, compare=False, repr=False)
+    _directives: list[tuple[int, int, str]] | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -158,7 +159,15 @@ def _tokenize(text: str) -> Tokens:
 
 def directive_spans(toks: Tokens) -> list[tuple[int, int, str]]:
     """(first token index, end token index, directive name) for each preprocessor directive:
-    a `#` that begins a logical line, up to the next token that begins a line."""
+    a `#` that begins a logical line, up to the next token that begins a line. Computed once per
+    Tokens (translation and the warp analysis share them): do not modify the list."""
+    if toks._directives is None:
+        object.__setattr__(toks, "_directives", _directive_spans(toks))
+    assert toks._directives is not None
+    return toks._directives
+
+
+def _directive_spans(toks: Tokens) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     kinds, bol, n = toks.kinds, toks.bol, len(toks.kinds)
     i = 0

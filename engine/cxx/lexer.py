@@ -86,23 +86,30 @@ class Tokens:
         return self._spellings
 
 
-# The last text tokenized and its tokens: a file is translated and then warp-analysed, and both
-# passes lex the same source text; the second gets the first's Tokens (treat them as read-only).
-# Texts above _CACHE_MAX_CHARS are not kept (their token arrays would stay alive until the next call).
+# The last few texts tokenized and their tokens: a file is translated and then warp-analysed, and both
+# passes lex the same source text; the second gets the first's Tokens (treat them as read-only). The
+# warp analysis lexes the file's quoted headers in between (warp/project.py), so one entry is not
+# enough: with one, real code (HeCBench) lexed a file twice whenever it included a header.
+# Texts above _CACHE_MAX_CHARS are not kept (their token arrays would stay alive until evicted).
 _CACHE_MAX_CHARS = 8_000_000
-_last: tuple[str, Tokens] | None = None
+_CACHE_ENTRIES = 4
+_recent: dict[str, Tokens] = {}  # insertion order = age; a str's hash is computed once per str object
 
 
 def tokenize(text: str) -> Tokens:
     """Split `text` into tokens (clang's raw-lexer classes). Never fails: any byte is some token.
-    The same text twice in a row gives the same (read-only) Tokens."""
-    global _last
-    last = _last
-    if last is not None and (last[0] is text or last[0] == text):
-        return last[1]
+    The same text again soon after gives the same (read-only) Tokens."""
+    hit = _recent.get(text)
+    if hit is not None:
+        return hit
     toks = _tokenize(text)
     if len(text) <= _CACHE_MAX_CHARS:
-        _last = (text, toks)
+        try:  # threads (the app's file loader, its background analysis) may evict at the same time
+            while len(_recent) >= _CACHE_ENTRIES:
+                _recent.pop(next(iter(_recent)))
+        except (KeyError, RuntimeError, StopIteration):
+            pass
+        _recent[text] = toks
     return toks
 
 

@@ -183,3 +183,18 @@ def test_the_same_text_twice_is_lexed_once_and_a_new_text_afresh() -> None:
     assert second is not first and second == lexer._tokenize(b)
     assert "8" in second.spellings() and "16" not in second.spellings()
     assert lexer.tokenize(a) == first  # back to a: lexed again, same result
+
+
+def test_a_header_lexed_in_between_does_not_evict_the_file() -> None:
+    """The warp analysis lexes a file's quoted headers between translating and analysing the file:
+    the file's Tokens must still be reused (real code lexed each such file twice with one entry)."""
+    from hipport.engine.cxx import lexer
+
+    main = '#include "w.cuh"\n__global__ void k(int* x) { x[threadIdx.x % WARP] = 1; }\n'
+    header = "#pragma once\n#define WARP 32\n"
+    first = lexer.tokenize(main)
+    lexer.tokenize(header)
+    assert lexer.tokenize(main) is first
+    for i in range(lexer._CACHE_ENTRIES):  # older entries go once the cache is full
+        lexer.tokenize(f"int v{i};\n")
+    assert lexer.tokenize(main) is not first and lexer.tokenize(main) == first

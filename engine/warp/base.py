@@ -62,7 +62,7 @@ FULL32 = 0xFFFFFFFF
 WARP_OPS = SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset({"__any", "__all"})
 TRIG_NUMS = frozenset({1, FULL32})
 DEVICE_TRIGGERS = (SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset(BITCOUNT) | frozenset({
-    "%", "&", "/", ">>", "==", "!=", "<", ">=", "for", "if", "__shared__", "tiled_partition", "thread_block_tile",
+    "%", "&", "/", ">>", "<<", "==", "!=", "<", ">=", "for", "if", "__shared__", "tiled_partition", "thread_block_tile",
     "asm", "__asm__", "__asm", "warpSize", "ballot"}))
 HOST_TRIGGERS = frozenset({"dim3", "warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "==", "!="})
 # rules whose hits are dropped inside a consistent virtual 32-lane warp: lane ids, warp ids, loop starts,

@@ -234,6 +234,9 @@ class DeviceRules(DeviceForms):
                                  mkey), claim=range(span[0], span[1] + 1))
                 elif self.stmt_start(k - 2, a) == k - 2:  # `q = __ballot(...)`, `uint32_t q;` declared apart
                     self.ballot_declared_apart(k, f.index, mkey)
+            # W64-04: two 32-lane ballots joined into one 64-bit word, `(uint64_t)hi << 32 | lo`
+            if x == "<<" and self.is_int(k + 1, 32) and self.tx[k + 2] not in ("-", "+", "*", "/", "%"):
+                self.ballot_join(k, a, b, mkey)
             if t.kind == ID and x in BITCOUNT and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 ca, cb = k + 2, self.pairs[k + 1]
                 ns = self.names(ca, cb)

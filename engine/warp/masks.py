@@ -148,6 +148,40 @@ class MaskRules(Base):
         if self.toks[k - 2].kind == ID and self.tx[k - 1] == "=" and self.tx[k] in BALLOT_CALLS:
             self.narrow_mask_name(name, fi, key, f"holds {self.tx[k]}")
 
+    def ballot_join(self, k: int, a: int, b: int, key: str) -> None:
+        """`(uint64_t)hi << 32 | lo` where `hi` is a ballot, or a slot that a ballot was stored in: two 32-lane
+        ballots joined into one 64-bit word. On a 64-lane wavefront one ballot already is that word, so the
+        join, the per-warp slots it reads and their count must change together: reported in the ballot's own
+        group (`key`, the function's mask group) with no automatic fix, so that group is never SAFE."""
+        la, lb = self.left_operand(k, a)
+        ns = self.names(la, lb)
+        if not (ns & BALLOT_CALLS or ns & self.ballot or ns & self.ballot_slots(a, b)):
+            return
+        src = self.text[self.toks[la].start:self.toks[lb - 1].end]
+        self.add(Hit("W64-04", k, None, None, "", "",
+                     f"Two 32-lane ballots joined into one 64-bit word (`{src} << 32`): on a 64-lane wavefront one "
+                     "ballot already holds all 64 lanes, so the shift drops its upper half and the word mixes two "
+                     "wavefronts. No automatic fix: the ballots, the slots that keep them and this join change "
+                     "together.", key, end_anchor=k + 1,
+                     review=f"`{src} << 32` at line {self.line(k)} joins two 32-lane ballots into one 64-bit word; "
+                     "on a 64-lane wavefront one ballot is that word: rewrite the join by hand"),
+                 claim=[k, k + 1])
+
+    def ballot_slots(self, a: int, b: int) -> set[str]:
+        """Arrays of the function body [a, b) that a ballot is stored in: `halves[warp] = b;`."""
+        out: set[str] = set()
+        for q in range(a, b):
+            if self.tx[q] != "=" or self.tx[q - 1] != "]" or (q - 1) not in self.pairs:
+                continue
+            lb = self.pairs[q - 1]
+            if self.toks[lb - 1].kind != ID:
+                continue
+            e = self.scan_to(q + 1, b, (";", ","))
+            ns = self.names(q + 1, e)
+            if ns & BALLOT_CALLS or ns & self.ballot:
+                out.add(self.tx[lb - 1])
+        return out
+
     def ballot_params(self) -> None:
         """A ballot passed to a device helper: the helper's parameter holds a 64-bit mask (`ballot_in`)."""
         by_name = {f.name: f for f in self.funcs if f.device}

@@ -105,8 +105,11 @@ def file_key(run_salt: str, path: Path, rel: str, data: bytes, project_headers: 
 
 def load(root: Path) -> dict[str, tuple[int, int, int]]:
     """The stored summaries by key (empty when there is none, or it is unreadable or of another version)."""
+    path = Path(root) / CACHE_FILE
+    if path.parent.is_symlink() or path.is_symlink():  # counts only from the project's own folder
+        return {}
     try:
-        data = json.loads((Path(root) / CACHE_FILE).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("version") != VERSION:
             return {}
         return {str(k): (int(v[0]), int(v[1]), int(v[2])) for k, v in data["entries"].items()}
@@ -123,6 +126,8 @@ def save(root: Path, entries: dict[str, tuple[int, int, int]]) -> str | None:
                       separators=(",", ":"))
     try:
         with state_write_lock(Path(root)):
+            if path.parent.is_symlink():  # never write through a link (as review_state.check_state_dir)
+                return f"{path.parent} is a link; the analysis cache is not written"
             path.parent.mkdir(exist_ok=True)
             atomic_write(path, text.encode("utf-8"), sync_folder=False)
     except (LockHeld, WriteError, OSError) as e:

@@ -110,3 +110,16 @@ def test_the_salt_is_the_same_in_every_process(tmp_path: Path) -> None:
     s = ReviewSession.open(root, autosave=False)
     topt, _ = s._options()
     assert len(topt.sibling_outputs) == 6 and salts == {analysis_cache.salt(*s._options())}
+
+
+def test_never_written_through_a_link(tmp_path: Path) -> None:
+    root = make(tmp_path / "p")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / ".hipport").mkdir()
+    (root / ".hipport" / "cache").symlink_to(outside)
+    a = ProjectAnalysis(ReviewSession.open(root, autosave=False), workers=1, pool=True)
+    a.start()
+    assert a.wait(300) and a.finished
+    assert a.cache_note is not None and "link" in a.cache_note
+    assert not list(outside.iterdir())

@@ -1,4 +1,4 @@
-"""Warp-width analysis: rules W64-01..23, findings and fix groups.
+"""Warp-width analysis: rules W64-01..24, findings and fix groups.
 
 `analyze(source, translation=None, options=None) -> Analysis` finds every 32-lane assumption in
 the ORIGINAL text and offers two fix styles per finding (wave64: MI-series only; portable: NVIDIA

@@ -72,6 +72,24 @@ VIRTUAL_OK = frozenset({"W64-01", "W64-02", "W64-05", "W64-06", "W64-07", "W64-1
 FILE_TRIGGERS = frozenset({"__launch_bounds__", "TempStorage", "warpSize", "==", "!="})
 
 
+@dataclass(frozen=True)
+class ForLoop:
+    """`for (init; cond; step) body` read from tokens: the loop variable and the token ranges [a, b)."""
+
+    var: str
+    init: tuple[int, int]       # the initial value's tokens (after `var =`)
+    cond: tuple[int, int]
+    step_span: tuple[int, int]
+    step: list[str]             # the step's token texts, e.g. ["i", ">>=", "1"]
+    body: tuple[int, int]       # braced: `{` .. before `}`; unbraced: the statement before its `;`
+    end: int                    # the body's last token (`}` or `;`)
+
+    @property
+    def halving(self) -> bool:
+        v = self.var
+        return self.step in ([v, ">>=", "1"], [v, "/=", "2"], [v, "=", v, "/", "2"], [v, "=", v, ">>", "1"])
+
+
 @dataclass
 class Hit:
     rule: str
@@ -138,6 +156,7 @@ class Base:
         self.uses_index: dict[str, list[int]] | None = None  # name -> token indices, per function
         self.fn_facts: dict[tuple[int, int], tuple[bool, set[str]]] = {}
         self.device_triggers: frozenset[str] | set[str] = DEVICE_TRIGGERS
+        self.lane_cache: dict[int, frozenset[str]] = {}  # per function: names that depend on the lane (lane0.py)
         self.virtual_fn = False  # the function being scanned is a consistent virtual 32-lane warp (roles.py)
         self.virtual_fns: set[int] = set()
         self.host_vars: dict[str, int] = {}
@@ -177,6 +196,34 @@ class Base:
     def line(self, i: int) -> int:
         """1-based line of token i."""
         return self.text.count("\n", 0, self.toks[i].start) + 1
+
+    def for_loop(self, k: int, b: int) -> ForLoop | None:
+        """The `for` loop whose keyword is token k (body ending before b), or None when it is not
+        `for (NAME = ...; ...; ...)` with balanced brackets."""
+        lp = k + 1
+        rp = self.pairs.get(lp)
+        if rp is None:  # unbalanced '('
+            return None
+        parts: list[tuple[int, int]] = []
+        s = lp + 1
+        for q in range(lp + 1, rp):
+            if self.tx[q] == ";":
+                parts.append((s, q))
+                s = q + 1
+        parts.append((s, rp))
+        if len(parts) != 3:
+            return None
+        (ia, ib), cond, (sa, sb) = parts
+        var_i = next((q for q in range(ia, ib) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
+        if var_i is None:
+            return None
+        if self.tx[rp + 1] == "{" and (rp + 1) in self.pairs:
+            body, end = (rp + 1, self.pairs[rp + 1]), self.pairs[rp + 1]
+        else:
+            end = self.stmt_bounds(rp + 1, rp + 1, b)[1]
+            body = (rp + 1, end)
+        return ForLoop(self.tx[var_i], (var_i + 2, ib), cond, (sa, sb), [self.tx[q] for q in range(sa, sb)],
+                       body, end)
 
     def is_int(self, i: int, *values: int) -> bool:
         t = self.toks[i] if 0 <= i < len(self.toks) else None
@@ -250,6 +297,15 @@ class Base:
                 break
             a -= 1
         return a, self.scan_to(k, hi, (";",))
+
+    def assignments(self, a: int, b: int) -> Iterable[tuple[int, int, int]]:
+        """(stmt_start, name_index, expr_end) for `NAME = expr` inside [a, b)."""
+        for k in range(a, b - 1):
+            if self.toks[k].kind == ID and self.tx[k + 1] == "=" and self.tx[k - 1] not in (".", "->", "::"):
+                s, _ = self.stmt_bounds(k, a, b)
+                # expression ends at ; or , or unmatched )
+                e = self.scan_to(k + 2, b, (";", ","))
+                yield s, k, e
 
     def scan_to(self, b: int, hi: int, stops: tuple[str, ...]) -> int:
         """First index from b (before hi) of an unmatched closing bracket or a top-level stop token."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
 
 from .base import (
     BALLOT_CALLS,
@@ -18,11 +17,12 @@ from .base import (
     Hit,
 )
 from .forms import DeviceForms
+from .lane0 import Lane0Rules
 from .lex import ID, NUM, int_value
 from .scopes import Func
 
 
-class DeviceRules(DeviceForms):
+class DeviceRules(DeviceForms, Lane0Rules):
     def device_function(self, f: Func) -> None:
         a, b = f.body
         self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot = set(), set(), set(), set(), set(), set()
@@ -79,15 +79,6 @@ class DeviceRules(DeviceForms):
                     self.uses_index.setdefault(self.tx[q], []).append(q)
         uses = [q for q in self.uses_index.get(name, []) if q != name_i]
         return bool(uses) and all(self.in_sub_warp(q) for q in uses)
-
-    def assignments(self, a: int, b: int) -> Iterable[tuple[int, int, int]]:
-        """(stmt_start, name_index, expr_end) for `NAME = expr` inside [a, b)."""
-        for k in range(a, b - 1):
-            if self.toks[k].kind == ID and self.tx[k + 1] == "=" and self.tx[k - 1] not in (".", "->", "::"):
-                s, _ = self.stmt_bounds(k, a, b)
-                # expression ends at ; or , or unmatched )
-                e = self.scan_to(k + 2, b, (";", ","))
-                yield s, k, e
 
     def propagate(self, a: int, b: int) -> None:
         for _s, k, e in self.assignments(a, b):
@@ -266,6 +257,7 @@ class DeviceRules(DeviceForms):
             # W64-06 / W64-18: loops
             if x == "for" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 self.loop(k, b, key)
+                self.lane0_stores(f, k, a, b)  # W64-24: the reduced value stored by every lane
             # W64-07: per-warp / per-lane shared arrays sized with 32
             if x == "__shared__":
                 self.shared_array(k, a, b, key)

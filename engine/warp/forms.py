@@ -19,33 +19,13 @@ from .masks import MaskRules
 
 class DeviceForms(MaskRules):
     def loop(self, k: int, b: int, key: str) -> None:
-        lp = k + 1
-        rp = self.pairs.get(lp)
-        if rp is None:  # unbalanced '('
+        fl = self.for_loop(k, b)
+        if fl is None:
             return
-        parts: list[tuple[int, int]] = []
-        s = lp + 1
-        for q in range(lp + 1, rp):
-            if self.tx[q] == ";":
-                parts.append((s, q))
-                s = q + 1
-        parts.append((s, rp))
-        if len(parts) != 3:
-            return
-        (ia, ib), (ca, cb), (sa, sb) = parts
-        var_i = next((q for q in range(ia, ib) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
-        if var_i is None:
-            return
-        var = self.tx[var_i]
-        init = (var_i + 2, ib)
-        step = [self.tx[q] for q in range(sa, sb)]
-        if self.tx[rp + 1] == "{" and (rp + 1) in self.pairs:
-            body = (rp + 1, self.pairs[rp + 1])
-        else:
-            body = (rp + 1, self.stmt_bounds(rp + 1, rp + 1, b)[1])
+        var, init, (ca, cb), sa, step, body = fl.var, fl.init, fl.cond, fl.step_span[0], fl.step, fl.body
         shfl_in_body = any(self.tx[q] in SHFL_CALLS and self.uses_name(var, q, self.pairs.get(q + 1, q + 1) + 1)
                            for q in range(body[0], body[1]) if self.tx[q + 1] == "(")
-        halving = step in ([var, ">>=", "1"], [var, "/=", "2"], [var, "=", var, "/", "2"], [var, "=", var, ">>", "1"])
+        halving = fl.halving
         doubling = step in ([var, "<<=", "1"], [var, "*=", "2"], [var, "+=", var], [var, "=", var, "*", "2"],
                             [var, "=", var, "<<", "1"])
         if shfl_in_body and halving and init[1] == init[0] + 1 and self.is_int(init[0], 16):

@@ -1,4 +1,4 @@
-"""The rule catalog W64-01..W64-23, loaded from rules.toml (data), with rendered help pages.
+"""The rule catalog W64-01..W64-24, loaded from rules.toml (data), with rendered help pages.
 
 `python -m hipport.engine.warp.rules DIR` writes docs/rules/W64-NN.md from the same data. The pages
 `hipport explain`, the app and SARIF's `help.markdown` show are rendered from rules.toml, which ships in

@@ -1,4 +1,4 @@
-"""The rule catalog: 23 rules with data, help pages, docs in sync, and `hipport explain`."""
+"""The rule catalog: 24 rules with data, help pages, docs in sync, and `hipport explain`."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hipport.tui.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_catalog_has_all_23_rules_with_valid_severity() -> None:
-    assert list(RULES) == [f"W64-{i:02d}" for i in range(1, 24)]
+def test_catalog_has_all_24_rules_with_valid_severity() -> None:
+    assert list(RULES) == [f"W64-{i:02d}" for i in range(1, 25)]
     for r in RULES.values():
         assert r.severity in {"wrong-result", "compile-error", "performance"}
         assert r.title and r.explanation and "\n" not in r.explanation
@@ -45,4 +45,4 @@ def test_explain_unknown_rule_is_a_one_line_error(capsys: pytest.CaptureFixture[
 def test_explain_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "--list"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 23 and out[0].startswith("W64-01")
+    assert len(out) == 24 and out[0].startswith("W64-01")

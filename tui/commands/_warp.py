@@ -49,7 +49,7 @@ def warp_settings(args: argparse.Namespace, cfg: Any) -> tuple[Any, Any, Any]:
         for part in raw.split(","):
             rid = normalize(part) if part.strip() else None
             if rid is None or rid not in RULES:
-                raise CliError(f"--fixes: unknown rule {part.strip()!r} (all, none or W64-01..W64-23)")
+                raise CliError(f"--fixes: unknown rule {part.strip()!r} (all, none or {min(RULES)}..{max(RULES)})")
             wanted.add(rid)
         fixes = wanted
     return fixes, cfg.fix_style, warp_options(cfg)

@@ -5,8 +5,9 @@ shuffle group holds the total; the other lanes hold partial sums. A following `y
 executes, at an address that does not depend on the lane, is a same-address race whose winner is decided by
 the hardware: lane 0's write happened to land on 32-lane NVIDIA warps; a 64-lane wavefront does not promise
 it. The fix stores from the group's lane 0 only: `if (threadIdx.x % W == 0) y[m] = v;` (one text for both
-styles). An xor butterfly leaves the total in every lane and is never reported; neither is a store already
-under an `if`, nor one whose address depends on the lane (every lane writes its own element).
+styles). An xor butterfly leaves the total in every lane and is never reported; neither is a store under an
+`if` that reads the lane (a guard), nor one whose address depends on the lane (every lane writes its own
+element). A store in a one-statement `if` whose condition is the same for the whole group is reported.
 """
 
 from __future__ import annotations
@@ -53,7 +54,11 @@ class Lane0Rules(Base):
             if x == "return" or x == "break" or x == "continue":
                 return
             end = self.statement_end(q, block_end)
-            if x in COMPOUND_STMT:  # a store under an `if` is guarded (or not ours); a loop may reassign
+            if x in COMPOUND_STMT:
+                inner = self.unguarded_if_store(f, q, end, a, b)
+                if inner is not None:  # `if (row < n) y[row] = v;`: the condition is the same for the group
+                    self.lane0_store(f, fl, red, *inner, a, b)
+                # a store under a lane test is guarded; a loop or an if/else is not followed into
                 if any(self.tx[z] in red.names and self.tx[z + 1] in ASSIGN for z in range(q, end)):
                     return
                 q = end
@@ -63,6 +68,28 @@ class Lane0Rules(Base):
                 return  # the variable is reassigned: later stores are of something else
             self.lane0_store(f, fl, red, q, e, a, b)
             q = end
+
+    def unguarded_if_store(self, f: Func, q: int, end: int, a: int, b: int) -> tuple[int, int] | None:
+        """The one plain statement [s, e) (e at its `;`) of `if (cond) STMT;` or `if (cond) { STMT; }` with no
+        else, when cond does not read the lane (the whole group takes the branch), else None."""
+        if self.tx[q] != "if" or self.tx[q + 1] != "(" or (q + 1) not in self.pairs:
+            return None
+        rp = self.pairs[q + 1]
+        if self.statement_end(rp + 1, end) != end:
+            return None  # an else branch follows
+        if self.reads_lane(q + 2, rp, self.lane_names(f, a, b)):
+            return None  # `if (threadIdx.x % BS == 0)`, `if (lane == 0)`, `if (tid < 16)`: guarded by the lane
+        s = rp + 1
+        if self.tx[s] == "{":
+            s, last = s + 1, self.pairs.get(s, s)
+            if last != end - 1:
+                return None
+        else:
+            last = end
+        e = self.scan_to(s, last, (";",))
+        if e != last - 1 or self.tx[e] != ";" or self.tx[s] in COMPOUND_STMT or self.tx[s] == "else":
+            return None
+        return s, e
 
     def lane0_store(self, f: Func, fl: ForLoop, red: Reduction, s: int, e: int, a: int, b: int) -> None:
         eq = self.scan_to(s, e, ("=",))

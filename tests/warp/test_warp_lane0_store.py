@@ -156,3 +156,18 @@ def test_fixed_simple_spmv_compiles_with_hipcc(tmp_path: Path) -> None:
                             "-o", str(out.with_suffix(".o"))], capture_output=True, text=True,
                            env=dict(os.environ, HIP_PLATFORM="amd"), timeout=300)
         assert p.returncode == 0, p.stderr[-1500:]
+
+
+def test_store_under_a_lane_independent_if_is_still_every_lane() -> None:
+    """`if (m < n) y[m] = temp;` after the loop: the whole group takes the branch; the guard goes inside it."""
+    for store in ("if (m < n) y[m] = temp;", "if (m < n) { y[m] = temp; }"):
+        src = Source.from_text(kernel(SHFL_DOWN, store), "k.cu")
+        a = analyze(src)
+        (f,) = lane0(a)
+        assert src.text[f.start:f.end] == "y[m] = temp" and tier(a, f) == (FixTier.SAFE, "")
+        assert store.replace("y[m]", GUARD + "y[m]") in port(src, fixes="all").text
+
+
+def test_if_else_and_lane_conditions_are_not_followed() -> None:
+    for store in ("if (m < n) y[m] = temp; else y[m] = 0;", "if (threadIdx.x < 4) y[m] = temp;"):
+        assert not lane0(analyze(Source.from_text(kernel(SHFL_DOWN, store), "k.cu"))), store

@@ -157,6 +157,7 @@ class Base:
         self.fn_facts: dict[tuple[int, int], tuple[bool, set[str]]] = {}
         self.device_triggers: frozenset[str] | set[str] = DEVICE_TRIGGERS
         self.lane_cache: dict[int, frozenset[str]] = {}  # per function: names that depend on the lane (lane0.py)
+        self.shfl_down_fns: dict[int, bool] = {}  # per function: it calls __shfl_down(_sync) (lane0.py)
         self.virtual_fn = False  # the function being scanned is a consistent virtual 32-lane warp (roles.py)
         self.virtual_fns: set[int] = set()
         self.host_vars: dict[str, int] = {}

@@ -41,6 +41,11 @@ class Lane0Rules(Base):
     def lane0_stores(self, f: Func, k: int, a: int, b: int) -> None:
         """The `for` at k: a shuffle-down tree reduction followed, in the same block, by unguarded stores
         of the reduced variable to a lane-independent address (W64-24)."""
+        has = self.shfl_down_fns.get(f.index)
+        if has is None:  # once per function: most loops are in functions with no shuffle-down at all
+            has = self.shfl_down_fns[f.index] = not SHFL_DOWN.isdisjoint(self.tx[a:b])
+        if not has:
+            return
         fl = self.for_loop(k, b)
         if fl is None or not fl.halving:
             return

@@ -10,7 +10,8 @@ everything the analysis of that file reads:
   project names depend on;
 - the file's path in the project and its bytes;
 - the quoted includes the warp analysis follows (`warp/project.py`): each name in the file, present or
-  absent, and every header it read, by size and mtime.
+  absent, and every header it read, by size and mtime; and, for a file that may define a warp-size
+  constant, the other source files of its folder (the files that may include it: `includer_scope`).
 
 A file libclang had to parse (it declares a CUDA API name itself: engine/semantic.py; the parse reads
 its whole include tree, which the key does not cover) is never stored. A key that
@@ -89,7 +90,7 @@ def _stat(path: Path) -> str:
 
 def file_key(run_salt: str, path: Path, rel: str, data: bytes, project_headers: bool) -> str:
     """The key of one file's summary (see the module's docstring)."""
-    from .warp.project import _INCLUDE, project_facts
+    from .warp.project import _INCLUDE, includer_scope, project_facts
 
     h = hashlib.sha256()
     h.update(run_salt.encode() + b"\0" + rel.encode() + b"\0")
@@ -100,6 +101,8 @@ def file_key(run_salt: str, path: Path, rel: str, data: bytes, project_headers: 
             h.update(f"\0{inc}={_stat(path.parent / inc)}".encode())
         for header in project_facts(path, text).headers:
             h.update(f"\0{header}={_stat(Path(header))}".encode())
+        for other in includer_scope(path, text)[0]:  # a warp-size constant defined here: its includers' uses
+            h.update(f"\0<{other.name}={_stat(other)}".encode())
     return h.hexdigest()
 
 

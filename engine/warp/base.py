@@ -35,6 +35,13 @@ class ProjectFacts:
     # per header kernel that uses warpSize: (name, why threadIdx.x/blockDim.x, why threadIdx.y is not all
     # through warpSize; "" when it is): see hostflow.py
     kernel_widths: tuple[tuple[str, str, str], ...] = field(default=())
+    # device functions of the headers that use the whole wavefront (ballots, votes, lane masks, warpSize, warp
+    # PTX; not shuffles alone), themselves or through what they call: a function here calling one is in a
+    # hardware context
+    wave_funcs: frozenset[str] = frozenset()
+    # the analysed file itself: a warp-size constant it defines is also looked up in the files that include
+    # it (project.includer_uses); "" when unknown or not to be followed
+    path: str = ""
 
 
 SYNC_CALLS = frozenset({
@@ -160,7 +167,10 @@ class Base:
         self.shfl_down_fns: dict[int, bool] = {}  # per function: it calls __shfl_down(_sync) (lane0.py)
         self.virtual_fn = False  # the function being scanned is a consistent virtual 32-lane warp (roles.py)
         self.virtual_fns: set[int] = set()
+        self.wave_fns: set[str] = set()  # whole-wavefront functions other than by shuffles (roles.py)
         self.host_vars: dict[str, int] = {}
+        # project.includer_uses of this file's warp-size constants, read once when first needed (roles.py)
+        self._includer_uses: tuple[tuple[tuple[str, str, int, str], ...], bool] | None = None
         self.ballot_in: dict[int, set[str]] = {}  # device function -> parameters that receive a ballot
         # per device function: the value sets device_function learnt (tid, gid, lane, lane32, warp, ballot)
         self.fn_state: dict[int, tuple[set[str], set[str], set[str], set[str], set[str], set[str]]] = {}  # host `warp_size = 32` variables: name -> literal index

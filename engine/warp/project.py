@@ -3,19 +3,31 @@ translation unit and the project's own headers"): warp-size constants defined in
 here, and kernels defined in a header that take their lanes from warpSize (so a launch here that gives
 them 32-wide blocks passes the wrong width). Only quoted includes that resolve next to the including
 file are read, two levels deep; system and toolkit headers are never opened.
+
+The other way round (`includer_uses`): a file that defines a warp-size constant is also read from the
+files that include it (those whose `project_facts` lists it: the same reach), so the header's own fix
+(raise the constant, or split it) knows that `24 * WARP_SIZE` sizes a launch in b.cu. Includers are looked
+for among the source files of the header's own folder (at most MAX_INCLUDERS); a file elsewhere that
+reaches it as "../common.h" is not seen.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from functools import lru_cache
 from pathlib import Path
 
 from .base import ProjectFacts  # the facts type lives with Result/Hit: base must not import this module
+from .lex import ID
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
 _MAX_BYTES = 4 << 20
+MAX_INCLUDERS = 2000
+# a cheap superset of filelevel.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
+# only a file that may define one has its includers read
+_MAY_DEFINE_W32 = re.compile(r"(?i)\b\w*(?:warp|wave|ws|lanes_per)\w*(?:[ \t]*=[ \t]*|[ \t]+\(?[ \t]*)32\b")
 
 
 def project_facts(path: Path | None, text: str) -> ProjectFacts:
@@ -37,12 +49,15 @@ def project_facts(path: Path | None, text: str) -> ProjectFacts:
     w32: set[str] = set()
     kernels: set[str] = set()
     widths: list[tuple[str, str, str]] = []
+    wave: set[str] = set()
     for p in seen:
         facts = _header_facts(str(p), _mtime(p))
         w32 |= facts[0]
         kernels |= {k[0] for k in facts[1]}
         widths += facts[1]
-    return ProjectFacts(frozenset(w32), frozenset(kernels), tuple(str(p) for p in seen), tuple(widths))
+        wave |= facts[2]
+    return ProjectFacts(frozenset(w32), frozenset(kernels), tuple(str(p) for p in seen), tuple(widths),
+                        frozenset(wave), str(path))
 
 
 def _mtime(p: Path) -> float:
@@ -63,17 +78,74 @@ def _read(path: str, _mtime: float) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _header_facts(path: str, mtime: float) -> tuple[frozenset[str], tuple[tuple[str, str, str], ...]]:
-    """The header's warp-size constants, and its kernels that use warpSize with how they use the block's
-    width and height (hostflow.kernel_width_reason, located as `name.h:line`)."""
+def _header_facts(path: str, mtime: float) -> tuple[frozenset[str], tuple[tuple[str, str, str], ...], frozenset[str]]:
+    """The header's warp-size constants; its kernels that use warpSize with how they use the block's
+    width and height (hostflow.kernel_width_reason, located as `name.h:line`); its device functions that
+    use the whole wavefront themselves or through their callees (roles.classify_functions)."""
     text = _read(path, mtime)
     if text is None:
-        return frozenset(), ()
+        return frozenset(), (), frozenset()
     from .analyzer import Analyzer
 
     an = Analyzer(text, (7, 0), False)
     an.collect_constants()
+    an.classify_functions()
     where = f"{Path(path).name}:"
     kernels = tuple((f.name, an.kernel_width_reason(f, "x", where), an.kernel_width_reason(f, "y", where))
                     for f in an.funcs if f.kernel and "warpSize" in an.tx[f.body[0]:f.body[1]])
-    return frozenset(an.w32_consts), kernels
+    return frozenset(an.w32_consts), kernels, frozenset(an.wave_fns)
+
+
+def includer_scope(path: Path | None, text: str) -> tuple[list[Path], bool]:
+    """The files that may include `path` when it may define a warp-size constant: the other source files of
+    its folder; and whether that list is complete (not cut at MAX_INCLUDERS). analysis_cache keys a file's
+    summary on these files too."""
+    if path is None or not _MAY_DEFINE_W32.search(text):
+        return [], True
+    folder = path.parent
+    try:
+        stamp = os.stat(folder).st_mtime_ns  # changes when a file is added, removed or renamed
+    except OSError:
+        return [], True
+    out = [folder / n for n in _folder_sources(str(folder), stamp) if n != path.name]
+    return out[:MAX_INCLUDERS], len(out) <= MAX_INCLUDERS
+
+
+@lru_cache(maxsize=64)
+def _folder_sources(folder: str, _stamp: int) -> tuple[str, ...]:
+    from ..source import language_for
+
+    try:
+        with os.scandir(folder) as it:
+            return tuple(sorted(e.name for e in it if language_for(e.name) is not None and e.is_file()))
+    except OSError:
+        return ()
+
+
+def includer_uses(path: Path | None, text: str, names: frozenset[str], rocm: tuple[int, int],
+                  wave32: bool) -> tuple[tuple[tuple[str, str, int, str], ...], bool]:
+    """Uses of the warp-size constants `names` (defined in `path`) in the project files that include `path`:
+    (name, file relative to path's folder, line, role as roles.use_role sees it there); and whether every
+    candidate file was looked at."""
+    files, complete = includer_scope(path, text)
+    if not files or not names or path is None:
+        return (), complete
+    from .analyzer import Analyzer
+
+    me = str(path.resolve())
+    out: list[tuple[str, str, int, str]] = []
+    for p in files:
+        body = _read(str(p), _mtime(p))
+        if body is None or not any(n in body for n in names):
+            continue
+        facts = project_facts(p, body)
+        if me not in facts.headers:
+            continue
+        an = Analyzer(body, rocm, wave32, dataclasses.replace(facts, path=""))  # its own includers: not read
+        an.run()
+        rel = os.path.relpath(p, path.parent).replace(os.sep, "/")
+        for k, t in enumerate(an.toks):
+            if t.text in names and t.kind == ID and an.tx[k - 1] not in (".", "->", "define", "ifdef", "ifndef",
+                                                                          "defined", "undef"):
+                out.append((t.text, rel, an.line(k), an.use_role(k, t.text)))
+    return tuple(out), complete

@@ -22,9 +22,12 @@ correct on wave64 and are not rewritten (`base.VIRTUAL_OK`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..edits import Edit
 from .base import BALLOT_CALLS, BLOCK_WORDS, PTX_WARP, SHFL_CALLS, Base, Hit
 from .lex import ID, NUM, STR, int_value
+from .project import MAX_INCLUDERS, includer_uses
 
 LANE, VIRTUAL, LAUNCH, BITWORD, NUMBER = "lane", "virtual", "launch", "bit-word", "number"
 # whole-wavefront operations. __activemask is not one: as a *_sync mask it only has to be 64 bits wide (W64-04)
@@ -51,6 +54,7 @@ class RoleRules(Base):
                 by_name.setdefault(f.name, []).append(f.index)
         own: dict[int, tuple[bool, bool]] = {}
         callees: dict[int, set[int]] = {}
+        sure: set[int] = set()  # whole-wavefront by a ballot, vote, lane mask, warpSize or PTX (not a shuffle)
         for f in self.funcs:
             if not f.device:
                 continue
@@ -68,13 +72,18 @@ class RoleRules(Base):
                         hw = True
                 elif x in HW_OPS and self.tx[k - 1] not in (".", "->") and not self.compared(k):
                     hw = True
+                    sure.add(f.index)
                 elif x in TILE_WORDS:
                     virt = True
                 elif x in ("asm", "__asm__", "__asm"):
                     if any(self.toks[q].kind == STR and PTX_WARP.search(self.tx[q]) for q in range(k, min(b, k + 8))):
                         hw = True
+                        sure.add(f.index)
                 elif self.toks[k].kind == ID and x in by_name and self.is_call(k):
                     cs.update(by_name[x])
+                elif x in self.facts.wave_funcs and self.toks[k].kind == ID and self.is_call(k):
+                    hw = True  # a helper of the file's own headers that uses the whole wavefront
+                    sure.add(f.index)
             own[f.index] = (virt, hw)
             callees[f.index] = cs
             for c in cs:
@@ -95,6 +104,15 @@ class RoleRules(Base):
                         seen.add(c)
                         todo.append(c)
             hw_ctx |= seen
+        # for the files that include this one (project.py): functions with a whole-wavefront operation other
+        # than a shuffle (a shuffle by a variable offset may stay within 32 lanes), or calling one
+        todo = list(sure)
+        while todo:
+            for c in callers.get(todo.pop(), ()):
+                if c not in sure:
+                    sure.add(c)
+                    todo.append(c)
+        self.wave_fns = {self.funcs[fi].name for fi in sure}
         self.virtual_fns = {fi for fi in own if fi not in hw_ctx}
 
     def compared(self, k: int) -> bool:
@@ -296,7 +314,8 @@ class RoleRules(Base):
                     self.links.append((key, f"fn:{self.owner[k]}"))
                 elif self.toks[k].pp >= 0:
                     self.links.append((key, f"macro:{self.macro_name(k)}"))
-            if not other:
+            ext, complete = self.includer_roles(name)
+            if not other and not ext and complete:
                 self.needs.ws = True
                 self.add(Hit("W64-08", lit, [self.edit(lit, "64", "W64-08")], [self.edit(lit, "HIPPORT_WS", "W64-08")],
                              f"{name} = 64", f"{name} = HIPPORT_WS (64 on gfx8/gfx9, 32 elsewhere)",
@@ -315,18 +334,48 @@ class RoleRules(Base):
                 port.append(self.edit(k, new, "W64-08"))
             self.needs.ws = True
             first_bad = next(((k, r) for k, r in other if r not in UNDERSTOOD), None)
-            k0, r0 = first_bad or other[0]
-            review = f"{name} also {ROLE_TEXT[r0]} at line {self.line(k0)}" if first_bad else ""
-            roles_seen = sorted({r for _, r in other})
+            ext_bad = next(((f, ln, r) for f, ln, r in ext if r not in UNDERSTOOD), None)
+            if first_bad:
+                review = f"{name} also {ROLE_TEXT[first_bad[1]]} at line {self.line(first_bad[0])}"
+            elif ext_bad:
+                review = f"{name} also {ROLE_TEXT[ext_bad[2]]} at {ext_bad[0]}:{ext_bad[1]}"
+            elif not complete:
+                review = (f"{name} is defined beside more than {MAX_INCLUDERS} project files: its uses in the "
+                          "files that include it were not all read")
+            else:
+                review = ""
+            parts = []
+            if other:
+                k0, _r0 = first_bad or other[0]
+                parts.append(f"{len(other)} other here ({', '.join(sorted({r for _, r in other}))}, e.g. line "
+                             f"{self.line(k0)})")
+            if ext:
+                f0, ln0, _r = ext_bad or ext[0]
+                parts.append(f"{len(ext)} in files that include it ({', '.join(sorted({r for _, _, r in ext}))}, "
+                             f"e.g. {f0}:{ln0})")
+            if not complete:
+                parts.append("its uses in files that include it not all read")
             self.add(Hit("W64-08", lit, w64, port, f"split: {new} = 64 for the {len(lane)} lane uses",
                          f"split: {new} = HIPPORT_WS for the {len(lane)} lane uses",
                          f"Warp-size constant {name} is 32 and plays more than one role: {len(lane)} of its uses "
-                         f"are the hardware lane width, {len(other)} other ({', '.join(roles_seen)}, e.g. line "
-                         f"{self.line(k0)}). "
+                         f"are the hardware lane width, {' and '.join(parts)}. "
                          f"Raising it would break the latter: the fix adds {new} for the lane uses.",
                          key, review=review, uses=lane + [k for k, _ in other],
                          use_roles={**dict.fromkeys(lane, LANE), **dict(other)}),
                      claim=[lit, *lane])
+
+    def includer_roles(self, name: str) -> tuple[list[tuple[str, int, str]], bool]:
+        """Uses of this file's warp-size constant `name` in the project files that include this file, other
+        than the lane width (those files change their own lane uses: header_constant_roles): (file, line,
+        role); and whether every file that may include it was read (project.includer_uses)."""
+        if not self.facts.path:
+            return [], True
+        if self._includer_uses is None:
+            names = frozenset(n for n, lit in self.w32_consts.items()
+                              if not (self.owner[lit] >= 0 and not self.funcs[self.owner[lit]].device))
+            self._includer_uses = includer_uses(Path(self.facts.path), self.text, names, self.rocm, self.wave32)
+        uses, complete = self._includer_uses
+        return [(f, ln, r) for n, f, ln, r in uses if n == name and r != LANE], complete
 
     def header_constant_roles(self) -> None:
         """A warp-size constant defined in one of the file's own headers: its lane uses here take the lane

@@ -125,3 +125,160 @@ def test_ballot_join_outputs_compile_with_hipcc(tmp_path: Path) -> None:
                                 warp_options=WarpOptions(rocm=rocm)).text)
             ok, log = hipcc(out, *extra)
             assert ok, (out.name, log)
+
+
+# ------------------------------------------------------------------ 2. a header's constant in other files
+
+COMMON_H = """#pragma once
+#include <cuda_runtime.h>
+#define WARP_SIZE 32
+__device__ inline int rank_in_warp(bool p) {
+    int lane = threadIdx.x % WARP_SIZE;
+    unsigned m = __ballot_sync(0xffffffff, p);
+    return __popc(m & ((1u << lane) - 1));
+}
+"""
+A_CU = """#include "common.h"
+__global__ void compact(const float* in, float* out, const int* base) {
+    bool keep = in[threadIdx.x] > 0.0f;
+    int r = rank_in_warp(keep);
+    int warp = threadIdx.x / WARP_SIZE;
+    if (keep) out[base[warp] + r] = in[threadIdx.x];
+}
+"""
+B_CU = """#include "common.h"
+__global__ void count(const float* in, int* n) {
+    int r = rank_in_warp(in[blockIdx.x * blockDim.x + threadIdx.x] > 0.0f);
+    atomicMax(n, r);
+}
+void run(const float* in, int* n, int len) {
+    count<<<len / (24 * WARP_SIZE), 24 * WARP_SIZE>>>(in, n);
+}
+"""
+# b.cu's other form: WARP_SIZE as the bits of a 32-bit word (understood: the split is SAFE)
+B_BITS_CU = """#include "common.h"
+__global__ void flags(const float* in, unsigned* words, int* any) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned bit = 1u << i % WARP_SIZE;
+    if (in[i] > 0.0f) atomicOr(&words[i >> 5], bit);
+    if (__any_sync(0xffffffffffffffffull, in[i] > 0.0f) && threadIdx.x == 0) *any = 1;
+}
+"""
+
+
+def _project(root: Path, b: str | None = B_CU) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "common.h").write_text(COMMON_H)
+    (root / "a.cu").write_text(A_CU)
+    if b is not None:
+        (root / "b.cu").write_text(b)
+    return root
+
+
+def _header(root: Path) -> tuple[Source, object]:
+    from hipport.engine.source import read_source
+
+    src = read_source(root / "common.h")
+    return src, analyze(src)
+
+
+def test_header_constant_is_raised_when_every_includer_uses_it_as_the_lane_width(tmp_path: Path) -> None:
+    src, a = _header(_project(tmp_path, b=None))
+    (c,) = [f for f in a.findings if f.rule == "W64-08"]
+    assert (c.id, src.text[c.start:c.end]) == ("W64-08:3:19", "32")
+    assert c.fixes[0].edits[0].replacement == "64"
+    (g,) = [g for g in a.groups if g.id == c.group]
+    assert g.tier == FixTier.SAFE
+
+
+def test_a_launch_use_in_another_includer_splits_the_header_constant_for_review(tmp_path: Path) -> None:
+    src, a = _header(_project(tmp_path))
+    (c,) = [f for f in a.findings if f.rule == "W64-08"]
+    assert (c.id, src.text[c.start:c.end]) == ("W64-08:3:19", "32")
+    assert c.message == (
+        "Warp-size constant WARP_SIZE is 32 and plays more than one role: 1 of its uses are the hardware lane "
+        "width, 2 in files that include it (launch, e.g. b.cu:7). Raising it would break the latter: the fix adds "
+        "WARP_SIZE_LANES for the lane uses.")
+    (fx,) = [x for x in c.fixes if x.style == FixStyle.WAVE64]
+    assert [(src.text[e.start:e.end], e.replacement) for e in fx.edits] == [
+        ("", "\n#define WARP_SIZE_LANES 64"), ("WARP_SIZE", "WARP_SIZE_LANES")]
+    (g,) = [g for g in a.groups if g.id == c.group]
+    assert g.tier == FixTier.REVIEW
+    assert g.tier_reason == "WARP_SIZE also sizes the launch or host arithmetic at b.cu:7"
+
+
+def test_a_bit_word_use_in_another_includer_splits_the_header_constant_safely(tmp_path: Path) -> None:
+    _src, a = _header(_project(tmp_path, b=B_BITS_CU))
+    (c,) = [f for f in a.findings if f.rule == "W64-08"]
+    assert "1 in files that include it (bit-word, e.g. b.cu:4)" in c.message
+    (g,) = [g for g in a.groups if g.id == c.group]
+    assert (g.tier, g.tier_reason) == (FixTier.SAFE, "")
+
+
+def test_an_includer_calling_the_headers_ballot_helper_is_in_a_hardware_context(tmp_path: Path) -> None:
+    """a.cu's warp id `threadIdx.x / WARP_SIZE` goes with rank_in_warp's 64-lane ballot: a lane use there."""
+    from hipport.engine.source import read_source
+
+    src = read_source(_project(tmp_path) / "a.cu")
+    a = analyze(src)
+    assert [(f.id, src.text[f.start:f.end]) for f in a.findings] == [("W64-08:5:30", "WARP_SIZE")]
+    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    assert "    int warp = threadIdx.x / 64;\n" in w
+
+
+def test_the_header_cache_key_covers_the_files_that_include_it(tmp_path: Path) -> None:
+    from hipport.engine.analysis_cache import file_key
+
+    root = _project(tmp_path)
+    h = root / "common.h"
+
+    def key() -> str:
+        return file_key("salt", h, "common.h", h.read_bytes(), True)
+
+    k0 = key()
+    (root / "b.cu").write_text(B_BITS_CU + "\n")
+    k1 = key()
+    (root / "c.cu").write_text(A_CU)
+    assert len({k0, k1, key()}) == 3
+
+
+def _convert(root: Path, out: Path, style: FixStyle, review: bool) -> None:
+    from hipport.tui.cli import main
+
+    args = [str(root), "-o", str(out), "-q", "--fixes", "all", "--fix-style", style.value]
+    assert main(["convert", *args, *(["--fixes-review"] if review else [])]) == 0
+
+
+@pytest.mark.parametrize("style", list(FixStyle), ids=lambda s: s.value)
+def test_convert_edits_the_header_once_and_leaves_the_launch_alone(tmp_path: Path, style: FixStyle) -> None:
+    root = _project(tmp_path / "p")
+    held, applied = tmp_path / "held", tmp_path / "applied"
+    _convert(root, held, style, review=False)
+    _convert(root, applied, style, review=True)
+    lanes = "64" if style == FixStyle.WAVE64 else "HIPPORT_WS"
+    # --fixes all: the split is REVIEW and held; the header's mask group (SAFE) is applied
+    h = (held / "common.h").read_text()
+    assert "#define WARP_SIZE 32\n" in h and "WARP_SIZE_LANES" not in h
+    assert "    int lane = threadIdx.x % WARP_SIZE;\n" in h
+    # --fixes-review: one definition in the header, whatever the number of includers
+    h = (applied / "common.h").read_text()
+    assert h.count("WARP_SIZE_LANES") == 2
+    assert f"#define WARP_SIZE 32\n#define WARP_SIZE_LANES {lanes}\n" in h
+    assert "    int lane = threadIdx.x % WARP_SIZE_LANES;\n" in h
+    for out in (held, applied):
+        a, b = (out / "a.cu").read_text(), (out / "b.cu").read_text()
+        assert "WARP_SIZE_LANES" not in a + b  # includers never define or need the header's new constant
+        assert "    count<<<len / (24 * WARP_SIZE), 24 * WARP_SIZE>>>(in, n);\n" in b
+        assert f"    int warp = threadIdx.x / {lanes};\n" in a
+
+
+@HIPCC
+def test_converted_two_file_project_compiles_with_hipcc(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    for style in FixStyle:
+        for review in (False, True):
+            out = tmp_path / f"{style.value}{int(review)}"
+            _convert(root, out, style, review)
+            for name in ("a.cu", "b.cu"):
+                ok, log = hipcc(out / name, "-include", str(ROCM7_HEADER))
+                assert ok, (out.name, name, log)

@@ -27,7 +27,7 @@ _MAX_BYTES = 4 << 20
 MAX_INCLUDERS = 2000
 # a cheap superset of filelevel.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
 # only a file that may define one has its includers read
-_MAY_DEFINE_W32 = re.compile(r"(?i)\b\w*(?:warp|wave|ws|lanes_per)\w*(?:[ \t]*=[ \t]*|[ \t]+\(?[ \t]*)32\b")
+_MAY_DEFINE_W32 = re.compile(r"(?i)\b\w*(?:warp|wave|ws|lanes_per)\w*(?:[ \t]*=[ \t]*|[ \t]+\(?[ \t]*)32[uUlL]*\b")
 
 
 def project_facts(path: Path | None, text: str) -> ProjectFacts:

@@ -282,3 +282,13 @@ def test_converted_two_file_project_compiles_with_hipcc(tmp_path: Path) -> None:
             for name in ("a.cu", "b.cu"):
                 ok, log = hipcc(out / name, "-include", str(ROCM7_HEADER))
                 assert ok, (out.name, name, log)
+
+
+@pytest.mark.parametrize("definition", ["#define WS 32u", "#define WARP_SIZE (32)", "constexpr int kWarpSize = 32;",
+                                        "enum { WARP_LANES = 32 };"])
+def test_every_warp_constant_spelling_has_its_includers_looked_up(tmp_path: Path, definition: str) -> None:
+    from hipport.engine.warp.project import includer_scope
+
+    root = _project(tmp_path)
+    assert includer_scope(root / "common.h", definition + "\n") == ([root / "a.cu", root / "b.cu"], True)
+    assert includer_scope(root / "common.h", "#define BLOCK 32\n") == ([], True)  # no warp constant: no lookup

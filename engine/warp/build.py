@@ -59,11 +59,12 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
     where = source.path.name if source.path is not None else "line"
     raw: list[tuple[Finding, str, str]] = []  # finding, union key, review reason
     for res in results:
-        hit_keys = {h.key for h in res.hits}
+        live = changing_hits(source.text, res.hits)
+        hit_keys = {h.key for h in live}
         for a, b in set(res.links):
             if a in hit_keys or b in hit_keys:
                 uf.union(a, b)
-        for hits in _root_causes(res.hits, uf):
+        for hits in _root_causes(live, uf):
             h = hits[0]
             tok = res.toks[h.anchor]
             end_tok = res.toks[h.end_anchor] if h.end_anchor is not None else tok
@@ -140,6 +141,29 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
             tier, reviews[gid] = FixTier.REVIEW, reviews.get(gid) or "no automatic fix: a person has to decide"
         groups.append(FixGroup(gid, tuple(f.id for f in fs), reason, tuple(shared), tier, reviews.get(gid, "")))
     return findings, groups
+
+
+def noop_edit(text: str, e: Edit) -> bool:
+    """The edit leaves the text as it is (`1ull` replaced by `1ull`)."""
+    return text[e.start:e.end] == e.replacement
+
+
+def changing_hits(text: str, hits: list[Hit]) -> list[Hit]:
+    """The guard on every warp fix, here where hits become findings (one place): an edit that leaves the
+    text unchanged is dropped, a style whose edits all do so has no fix, and a hit that offered edits and
+    has none left is not reported at all (a finding whose fix changes nothing claims a bug that is not
+    there). Hits that never offered an edit (review-only findings) are kept."""
+    out: list[Hit] = []
+    for h in hits:
+        styles = [h.w64, h.port]
+        if all(not es or not any(noop_edit(text, e) for e in es) for es in styles):
+            out.append(h)
+            continue
+        kept = [None if es is None else [e for e in es if not noop_edit(text, e)] or None for es in styles]
+        if all(es is None for es in kept):
+            continue
+        out.append(dataclasses.replace(h, w64=kept[0], port=kept[1]))
+    return out
 
 
 def _root_causes(hits: list[Hit], uf: _UnionFind) -> list[list[Hit]]:

@@ -9,10 +9,12 @@ from .base import (
     BITCOUNT,
     BLOCK_WORDS,
     FULL32,
+    NARROW_TYPES,
     SHFL_CALLS,
     SYNC_CALLS,
     TID_WORDS,
     TRIG_NUMS,
+    TYPE_WORDS,
     WARP_OPS,
     Hit,
 )
@@ -242,18 +244,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
                 ea = k + 2
                 eb = self.right_operand_end(ea, b)
                 if self.laneish(ea, eb) or self.tx[ea] in self.lane:
-                    self.needs.mask_t = True
-                    w = [self.edit(k, "1ull", "W64-05")]
-                    p = [self.edit(k, "lane_mask_t{1}", "W64-05")]
-                    s = self.stmt_start(k, a)
-                    name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
-                    claim = [k]
-                    if name_i is not None:
-                        span = self.narrow_type_span(s, name_i)
-                        if span is not None and not (set(range(span[0], span[1] + 1)) & self.claimed):
-                            claim += self.widen(span, "W64-05", w, p)
-                    self.add(Hit("W64-05", k, w, p, "1ull << lane", "lane_mask_t{1} << lane",
-                                 "A 32-bit 1 shifted by a lane id is 0 (undefined) for lanes 32-63.", key), claim)
+                    self.lane_bit(k, a, key)
             # W64-06 / W64-18: loops
             if x == "for" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 self.loop(k, b, key)
@@ -296,6 +287,41 @@ class DeviceRules(DeviceForms, Lane0Rules):
                 self.links.append((key, f"macro:{x}"))
             if t.kind == ID and x in self.mask_consts:
                 self.links.append((key, f"mask:{x}"))
+
+    def wide_literal(self, k: int) -> bool:
+        """The integer literal at k is already 64-bit: an `ll` suffix (`1ull`, `1LLU`), or a cast to a type
+        that is not 32-bit just before it (`(unsigned long long)1`, `(uint64_t)1`, `(lane_mask_t)1`)."""
+        if "ll" in self.tx[k].lower():
+            return True
+        if self.tx[k - 1] != ")" or (k - 1) not in self.pairs:
+            return False
+        words = [self.tx[q] for q in range(self.pairs[k - 1] + 1, k - 1)]
+        return bool(words) and all(w in TYPE_WORDS for w in words) and not set(words) <= NARROW_TYPES
+
+    def lane_bit(self, k: int, a: int, key: str) -> None:
+        """W64-05: `1u << lane`. The literal at k is widened, unless it already is 64-bit (`1ull << lane` is
+        right as written: only a 32-bit variable it is stored in is widened, else there is no finding)."""
+        wide = self.wide_literal(k)
+        w = [] if wide else [self.edit(k, "1ull", "W64-05")]
+        p = [] if wide else [self.edit(k, "lane_mask_t{1}", "W64-05")]
+        s = self.stmt_start(k, a)
+        name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
+        claim = [k]
+        if name_i is not None:
+            span = self.narrow_type_span(s, name_i)
+            if span is not None and not (set(range(span[0], span[1] + 1)) & self.claimed):
+                claim += self.widen(span, "W64-05", w, p)
+        if not w:
+            return  # already 64-bit and not narrowed: nothing to fix
+        self.needs.mask_t = True
+        if wide:
+            self.add(Hit("W64-05", claim[1], w, p, "store the lane bit in unsigned long long",
+                         "store the lane bit in lane_mask_t",
+                         "A 64-bit lane bit stored in 32 bits is 0 for lanes 32-63.", key, end_anchor=claim[-1]),
+                     claim)
+            return
+        self.add(Hit("W64-05", k, w, p, "1ull << lane", "lane_mask_t{1} << lane",
+                     "A 32-bit 1 shifted by a lane id is 0 (undefined) for lanes 32-63.", key), claim)
 
     def group_ballot(self, ea: int, eb: int, a: int, b: int) -> bool:
         """`g.ballot(...)` in [ea, eb) on a coalesced group (its ballot spans the wavefront: 64 bits);

@@ -22,7 +22,7 @@ HECBENCH = Path(os.environ.get("HIPPORT_HECBENCH", "/work/hecbench"))
 LABELS = ROOT / "tests" / "data" / "warp_labels"
 
 # Figures reached with the code these labels were last scored on (see docs/warp.md, "Real code").
-PRECISION_FLOOR = 0.931
+PRECISION_FLOOR = 0.982  # 55 labelled breaking lines, 56 flagged (fp: shuffle main.cu:122)
 RECALL_FLOOR = 1.0
 
 

@@ -38,6 +38,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
         self.propagate(a + 1, b)
         self.propagate(a + 1, b)  # second pass: uses before definitions in loops
         self.detect_device(f, a + 1, b, key)
+        self.ballot_half_picks(a + 1, b, f"masks:{f.index}")  # W64-04: `lane == 32` joins of two ballots
         self.fn_state[f.index] = (self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot)
 
     def explicit_width_args(self, a: int, b: int) -> list[tuple[int, int]]:

@@ -8,8 +8,10 @@ ROCm >= 7.0 and, widened naively to 0xffffffffull, a silent loss of lanes 32-63.
 
 from __future__ import annotations
 
-from .base import BALLOT_CALLS, FULL32, NARROW_TYPES, SYNC_CALLS, Base, Hit
+from .base import BALLOT_CALLS, BITCOUNT, BLOCK_WORDS, FULL32, NARROW_TYPES, SYNC_CALLS, Base, Hit
 from .lex import ID, NUM, int_value
+
+COUNTS = frozenset(BITCOUNT) | frozenset(BITCOUNT.values())  # __popc(ll), __ffs(ll), __clz(ll)
 
 W64_MASK, PORT_MASK = "0xffffffffffffffffull", "(~lane_mask_t{0})"
 
@@ -167,6 +169,74 @@ class MaskRules(Base):
                      "on a 64-lane wavefront one ballot is that word: rewrite the join by hand"),
                  claim=[k, k + 1])
 
+    def ballot_half_picks(self, a: int, b: int, key: str) -> None:
+        """The other spellings of a join of two 32-lane ballots: a lane test that picks the upper half of the
+        64-bit word, `lane == 32` / `lane >= 32` / `(lane + d) > 31`, when the code it decides reads a ballot
+        (a ballot call, a ballot variable or a slot a ballot is stored in) of the same function: the body of
+        the `if` whose condition holds the test, else the test's own statement (`?:`). Reported like the
+        `<< 32` join (ballot_join): in the ballot's own group, no automatic fix, so the group is REVIEW.
+        Ordinary `== 32` comparisons (no lane, or no ballot in what they decide) are not reported."""
+        if not (self.ballot or any(self.tx[q] in BALLOT_CALLS for q in range(a, b))):
+            return
+        held: frozenset[str] | None = None
+        for k in range(a, b):
+            x = self.tx[k]
+            if not (((x == "==" or x == ">=") and self.is_int(k + 1, 32)) or (x == ">" and self.is_int(k + 1, 31))):
+                continue
+            if self.tx[k + 2] not in (")", "&&", "||", ";", "?"):
+                continue
+            la, lb = self.compared_side(k, a), k
+            if la == lb or not self.laneish(la, lb) or self.names(la, lb) & (BLOCK_WORDS | self.gid):
+                continue
+            if held is None:
+                held = BALLOT_CALLS | frozenset(self.ballot | self.ballot_slots(a, b))
+            ra, rb = self.decided_span(k, a, b)
+            if not self.names(ra, rb) & held:
+                continue
+            src = self.text[self.toks[la].start:self.toks[k + 1].end]
+            self.add(Hit("W64-04", k, None, None, "", "",
+                         f"Two 32-lane ballots joined into one 64-bit word (`{src}` picks the upper half): on a "
+                         "64-lane wavefront one ballot already holds all 64 lanes, so no lane of a wavefront "
+                         "belongs to another ballot. No automatic fix: the ballots, the slots that keep them and "
+                         "this test change together.", key, end_anchor=k + 1,
+                         review=f"`{src}` at line {self.line(k)} picks the upper half of a 64-bit word joined "
+                         "from two 32-lane ballots; on a 64-lane wavefront one ballot is that word: rewrite the "
+                         "join by hand"),
+                     claim=[k, k + 1])
+
+    def compared_side(self, k: int, a: int) -> int:
+        """First token of the whole left side of the comparison at k: `lane + d` in `lane + d > 31`."""
+        q = k
+        while q > a:
+            x = self.tx[q - 1]
+            if x in (")", "]") and (q - 1) in self.pairs:
+                q = self.pairs[q - 1]
+                continue
+            if x in ("(", "[", "{", "}", ";", ",", "=", "&&", "||", "?", ":", "return", "==", "!=", "<", ">",
+                     "<=", ">=", "+=", "-=", "|=", "&=", "^="):
+                break
+            q -= 1
+        return q
+
+    def decided_span(self, k: int, a: int, b: int) -> tuple[int, int]:
+        """Tokens that the test at k decides: the body (and else) of the `if`/`while` whose condition holds
+        it, else k's own statement."""
+        for q in range(k - 1, a - 1, -1):
+            x = self.tx[q]
+            if x in (";", "{", "}"):
+                break
+            if x == "(" and self.pairs.get(q, -1) > k and self.tx[q - 1] in ("if", "while"):
+                rp = self.pairs[q]
+                if self.tx[rp + 1] == "{" and (rp + 1) in self.pairs:
+                    end = self.pairs[rp + 1]
+                else:
+                    end = self.scan_to(rp + 1, b, (";",))
+                if self.tx[end + 1] == "else":
+                    end = self.pairs.get(end + 2, self.scan_to(end + 2, b, (";",)))
+                return rp + 1, end
+        s = self.stmt_start(k, a)
+        return s, self.scan_to(s, b, (";",))
+
     def ballot_slots(self, a: int, b: int) -> set[str]:
         """Arrays of the function body [a, b) that a ballot is stored in: `halves[warp] = b;`."""
         out: set[str] = set()
@@ -178,7 +248,7 @@ class MaskRules(Base):
                 continue
             e = self.scan_to(q + 1, b, (";", ","))
             ns = self.names(q + 1, e)
-            if ns & BALLOT_CALLS or ns & self.ballot:
+            if (ns & BALLOT_CALLS or ns & self.ballot) and not ns & COUNTS:  # a count of a ballot is no ballot
                 out.add(self.tx[lb - 1])
         return out
 

@@ -127,6 +127,110 @@ def test_ballot_join_outputs_compile_with_hipcc(tmp_path: Path) -> None:
             assert ok, (out.name, log)
 
 
+# ------------------------------------------------ 1b. the other spellings of a join: `lane == 32`, `(lane + d) > 31`
+
+# a 64-thread group of two 32-lane warps: the upper warp's first lane (lane 32) keeps its ballot in the upper slot
+PICK_EQ = """__global__ void pick(const int* in, unsigned long long* out) {
+    __shared__ unsigned halves[2];
+    int lane = threadIdx.x % 64;
+    unsigned b = __ballot_sync(0xffffffffu, in[threadIdx.x] > 0);
+    if (lane == 0) halves[0] = b;
+    if (lane == 32) { halves[1] = b; }
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = halves[0] ^ halves[1];
+}
+"""
+
+# a neighbour d lanes up: past lane 31 it lies in the next warp's ballot
+PICK_GT = """__global__ void neighbour(const int* in, int* out, int d) {
+    __shared__ unsigned halves[32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    unsigned b = __ballot_sync(0xffffffffu, in[threadIdx.x] > 0);
+    if (lane == 0) halves[warp] = b;
+    __syncthreads();
+    out[threadIdx.x] = (lane + d) > 31 ? (halves[warp + 1] >> (lane + d - 32)) & 1 : (b >> (lane + d)) & 1;
+}
+"""
+
+PICK_MSG = ("Two 32-lane ballots joined into one 64-bit word (`{}` picks the upper half): on a 64-lane wavefront "
+            "one ballot already holds all 64 lanes, so no lane of a wavefront belongs to another ballot. No "
+            "automatic fix: the ballots, the slots that keep them and this test change together.")
+
+
+def test_lane_equal_32_picking_the_upper_ballot_is_reported_in_the_ballots_group() -> None:
+    src = Source.from_text(PICK_EQ, "k.cu")
+    a = analyze(src)
+    assert [(f.id, src.text[f.start:f.end], f.group) for f in a.findings] == [
+        ("W64-04:4:5", "unsigned", "group:W64-04:4:5"),
+        ("W64-03:4:32", "0xffffffffu", "group:W64-04:4:5"),
+        ("W64-04:6:14", "== 32", "group:W64-04:4:5"),
+    ]
+    pick = a.findings[-1]
+    assert pick.fixes == () and pick.message == PICK_MSG.format("lane == 32")
+    assert [(g.id, g.tier, g.tier_reason) for g in a.groups] == [
+        ("group:W64-04:4:5", FixTier.REVIEW,
+         "`lane == 32` at k.cu:6 picks the upper half of a 64-bit word joined from two 32-lane ballots; on a "
+         "64-lane wavefront one ballot is that word: rewrite the join by hand")]
+
+
+def test_lane_plus_offset_past_31_reading_the_next_ballot_is_reported_in_the_ballots_group() -> None:
+    src = Source.from_text(PICK_GT, "k.cu")
+    a = analyze(src)
+    assert [(f.id, src.text[f.start:f.end], f.group) for f in a.findings] == [
+        ("W64-01:3:30", "31", "group:W64-01:3:30"),
+        ("W64-02:3:55", "32", "group:W64-01:3:30"),
+        ("W64-04:4:5", "unsigned", "group:W64-04:4:5"),
+        ("W64-03:4:32", "0xffffffffu", "group:W64-04:4:5"),
+        ("W64-04:7:35", "> 31", "group:W64-04:4:5"),
+    ]
+    assert a.findings[-1].fixes == () and a.findings[-1].message == PICK_MSG.format("(lane + d) > 31")
+    assert [(g.id, g.tier, g.tier_reason) for g in a.groups] == [
+        ("group:W64-01:3:30", FixTier.SAFE, ""),
+        ("group:W64-04:4:5", FixTier.REVIEW,
+         "`(lane + d) > 31` at k.cu:7 picks the upper half of a 64-bit word joined from two 32-lane ballots; on "
+         "a 64-lane wavefront one ballot is that word: rewrite the join by hand")]
+    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    assert "int lane = threadIdx.x & 63, warp = threadIdx.x / 64;" in w  # the SAFE lane group is applied
+    assert "    unsigned b = __ballot_sync(0xffffffffu, in[threadIdx.x] > 0);" in w  # the ballot group is held
+    r = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
+    assert "    unsigned long long b = __ballot_sync(0xffffffffffffffffull, in[threadIdx.x] > 0);" in r
+    assert "(lane + d) > 31 ?" in r  # never rewritten: a person decides
+
+
+@pytest.mark.parametrize("body", [
+    "  if (lane == 32) out[0] = n;",                   # a lane test deciding no ballot
+    "  out[1] = lane + n > 31 ? n : 0;",               # ... in a ?: without a ballot
+    "  if (n == 32) out[2] = __popcll(b);",            # not a lane
+    "  if (lane >= 32) out[3] = n;\n  out[4] = __popcll(b);",
+    "  if (lane == 32) out[5] = n; else out[6] = 1;",
+    "  if (blockIdx.x * 64 + lane == 32) out[7] = b;",  # a global index, not a lane
+])
+def test_ordinary_comparisons_with_32_next_to_a_ballot_are_not_flagged(body: str) -> None:
+    text = ("__global__ void plain(const int* in, unsigned long long* out, int n) {\n"
+            "  int lane = threadIdx.x % 64;\n"
+            "  unsigned long long b = __ballot(in[threadIdx.x] > 0);\n"
+            f"{body}\n  if (threadIdx.x == 0) out[8] = __popcll(b);\n}}\n")
+    assert analyze(Source.from_text(text, "k.cu")).findings == ()
+
+
+@HIPCC
+def test_ballot_half_pick_outputs_compile_with_hipcc(tmp_path: Path) -> None:
+    """Review fixes applied: ROCm 5.2 (shims) and ROCm 7.0 (64-bit-mask header). Held: PICK_GT only, whose applied
+    lane group brings the ROCm 5.2 *_sync shims; PICK_EQ held is the unfixed port (HIP 5.2 has no __ballot_sync)."""
+    for name, text in (("eq", PICK_EQ), ("gt", PICK_GT)):
+        src = Source.from_text(text, "k.cu")
+        for style in FixStyle:
+            for rocm, review, extra in (((5, 2), False, ()), ((5, 2), True, ()),
+                                        ((7, 0), True, ("-include", str(ROCM7_HEADER)))):
+                if name == "eq" and not review:
+                    continue
+                out = tmp_path / f"{name}.{style.value}.{rocm[0]}.{int(review)}.hip"
+                out.write_text(port(src, TranslateOptions(rocm=rocm), fixes="all", style=style,
+                                    allow_review=review, warp_options=WarpOptions(rocm=rocm)).text)
+                ok, log = hipcc(out, *extra)
+                assert ok, (out.name, log)
+
+
 # ------------------------------------------------------------------ 2. a header's constant in other files
 
 COMMON_H = """#pragma once

@@ -102,7 +102,7 @@ def file_key(run_salt: str, path: Path, rel: str, data: bytes, project_headers: 
         for header in project_facts(path, text).headers:
             h.update(f"\0{header}={_stat(Path(header))}".encode())
         for other in includer_scope(path, text)[0]:  # a warp-size constant defined here: its includers' uses
-            h.update(f"\0<{other.name}={_stat(other)}".encode())
+            h.update(f"\0<{os.path.relpath(other, path.parent)}={_stat(other)}".encode())
     return h.hexdigest()
 
 

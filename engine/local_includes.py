@@ -23,7 +23,10 @@ from .outputs import sibling_name
 _QUOTED = re.compile(r'#\s*include\s*"([^"\r\n]+)"')
 
 
-def _resolve(spelled: str, here: Path, include_dirs: Iterable[str]) -> str | None:
+def resolve_quoted(spelled: str, here: Path, include_dirs: Iterable[str] = ()) -> str | None:
+    """The file a quoted `#include "spelled"` in folder `here` names (absolute, normalised), looked for as
+    the preprocessor does: beside the including file, then in the -I folders; None when there is none.
+    The one resolver of quoted includes (the warp analysis reads the project's headers through it too)."""
     for base in (here, *map(Path, include_dirs)):
         cand = os.path.normpath(os.path.join(os.path.abspath(base), spelled))
         if os.path.isfile(cand):
@@ -45,7 +48,7 @@ def local_include_edits(toks: Tokens, directives: list[tuple[int, int, str]], pa
         if not m:
             continue
         spelled = m.group(1).strip()
-        target = _resolve(spelled, here, dirs)
+        target = resolve_quoted(spelled, here, dirs)
         if target is None or target not in renamed:
             continue
         head, _sep, base = spelled.rpartition("/")

@@ -7,8 +7,10 @@ file are read, two levels deep; system and toolkit headers are never opened.
 The other way round (`includer_uses`): a file that defines a warp-size constant is also read from the
 files that include it (those whose `project_facts` lists it: the same reach), so the header's own fix
 (raise the constant, or split it) knows that `24 * WARP_SIZE` sizes a launch in b.cu. Includers are looked
-for among the source files of the header's own folder (at most MAX_INCLUDERS); a file elsewhere that
-reaches it as "../common.h" is not seen.
+for among the project's source files, from any folder and by any relative spelling ("common.h",
+"../common.h", "../inc/common.h"): the project is the git work tree holding the header, else the header's
+own folder and its subfolders. Quoted includes are resolved by local_includes.resolve_quoted, the one
+resolver (beside the including file; -I folders are not known here).
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from ..discover import SKIP_DIRS
+from ..local_includes import resolve_quoted
+from ..project_root import git_top
 from .base import ProjectFacts  # the facts type lives with Result/Hit: base must not import this module
 from .lex import ID
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
 _MAX_BYTES = 4 << 20
 MAX_INCLUDERS = 2000
+MAX_SCAN = 20000  # project source files looked at for includers of one header
 # a cheap superset of filelevel.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
 # only a file that may define one has its includers read
 _MAY_DEFINE_W32 = re.compile(r"(?i)\b\w*(?:warp|wave|ws|lanes_per)\w*(?:[ \t]*=[ \t]*|[ \t]+\(?[ \t]*)32[uUlL]*\b")
@@ -34,12 +40,16 @@ def project_facts(path: Path | None, text: str) -> ProjectFacts:
     if path is None:
         return ProjectFacts()
     seen: list[Path] = []
-    todo = [(path.parent, text, 0)]
+    me = Path(_norm(path))
+    todo = [(me.parent, text, 0)]
     while todo:
         base, body, depth = todo.pop()
         for inc in _INCLUDE.findall(body):
-            p = (base / inc).resolve()
-            if p in seen or p == path.resolve() or not p.is_file():
+            found = resolve_quoted(inc, base)
+            if found is None:
+                continue
+            p = Path(found)
+            if p in seen or p == me:
                 continue
             seen.append(p)
             if depth < 1:
@@ -96,30 +106,51 @@ def _header_facts(path: str, mtime: float) -> tuple[frozenset[str], tuple[tuple[
     return frozenset(an.w32_consts), kernels, frozenset(an.wave_fns)
 
 
+def _norm(path: Path) -> str:
+    return os.path.normpath(os.path.abspath(path))  # as resolve_quoted names files
+
+
 def includer_scope(path: Path | None, text: str) -> tuple[list[Path], bool]:
-    """The files that may include `path` when it may define a warp-size constant: the other source files of
-    its folder; and whether that list is complete (not cut at MAX_INCLUDERS). analysis_cache keys a file's
-    summary on these files too."""
+    """The project files that include `path` (a quoted include that resolves to it, from any folder) when it
+    may define a warp-size constant; and whether that list is complete (every project file looked at, the list
+    not cut at MAX_INCLUDERS). analysis_cache keys a file's summary on these files too."""
     if path is None or not _MAY_DEFINE_W32.search(text):
         return [], True
-    folder = path.parent
-    try:
-        stamp = os.stat(folder).st_mtime_ns  # changes when a file is added, removed or renamed
-    except OSError:
-        return [], True
-    out = [folder / n for n in _folder_sources(str(folder), stamp) if n != path.name]
-    return out[:MAX_INCLUDERS], len(out) <= MAX_INCLUDERS
+    me = _norm(path)
+    folder = Path(me).parent
+    files, complete = _project_sources(git_top(folder) or folder)
+    name = os.path.basename(me)
+    out: list[Path] = []
+    for f in files:
+        if f == me:
+            continue
+        spelled = _quoted_includes(f, _mtime(Path(f)))
+        here = Path(f).parent
+        if any(os.path.basename(s) == name and resolve_quoted(s, here) == me for s in spelled):
+            out.append(Path(f))
+    return out[:MAX_INCLUDERS], complete and len(out) <= MAX_INCLUDERS
 
 
-@lru_cache(maxsize=64)
-def _folder_sources(folder: str, _stamp: int) -> tuple[str, ...]:
+def _project_sources(root: Path) -> tuple[list[str], bool]:
+    """Source files under root (the folders discover skips are skipped), at most MAX_SCAN; and whether all."""
     from ..source import language_for
 
-    try:
-        with os.scandir(folder) as it:
-            return tuple(sorted(e.name for e in it if language_for(e.name) is not None and e.is_file()))
-    except OSError:
-        return ()
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for n in sorted(filenames):
+            if language_for(n) is not None:
+                out.append(os.path.join(dirpath, n))
+                if len(out) >= MAX_SCAN:
+                    return out, False
+    return out, True
+
+
+@lru_cache(maxsize=16384)
+def _quoted_includes(path: str, _mtime: float) -> tuple[str, ...]:
+    """What the quoted includes of a file spell (only that is kept: a project's worth stays cached)."""
+    body = _read.__wrapped__(path, _mtime)
+    return tuple(_INCLUDE.findall(body)) if body is not None and "include" in body else ()
 
 
 def includer_uses(path: Path | None, text: str, names: frozenset[str], rocm: tuple[int, int],
@@ -132,7 +163,7 @@ def includer_uses(path: Path | None, text: str, names: frozenset[str], rocm: tup
         return (), complete
     from .analyzer import Analyzer
 
-    me = str(path.resolve())
+    me = _norm(path)
     out: list[tuple[str, str, int, str]] = []
     for p in files:
         body = _read(str(p), _mtime(p))

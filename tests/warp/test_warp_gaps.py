@@ -396,3 +396,86 @@ def test_every_warp_constant_spelling_has_its_includers_looked_up(tmp_path: Path
     root = _project(tmp_path)
     assert includer_scope(root / "common.h", definition + "\n") == ([root / "a.cu", root / "b.cu"], True)
     assert includer_scope(root / "common.h", "#define BLOCK 32\n") == ([], True)  # no warp constant: no lookup
+
+
+# ------------------------------------ 2b. includers in other folders, by any relative spelling of the include
+
+def _nested(root: Path, *, git: bool) -> Path:
+    """inc/common.h; src/a.cu includes "../inc/common.h" (lane uses); src/deep/b.cu includes
+    "../../inc/common.h" and launches 24 * WARP_SIZE threads; other/common.h is another header of the same
+    name, and other/c.cu (launching with its WARP_SIZE) includes that one, not inc/common.h."""
+    for d in ("inc", "src/deep", "other"):
+        (root / d).mkdir(parents=True, exist_ok=True)
+    (root / "inc" / "common.h").write_text(COMMON_H)
+    (root / "src" / "a.cu").write_text(A_CU.replace('"common.h"', '"../inc/common.h"'))
+    (root / "src" / "deep" / "b.cu").write_text(B_CU.replace('"common.h"', '"../../inc/common.h"'))
+    (root / "other" / "common.h").write_text("#pragma once\n#define WARP_SIZE 32\n")
+    (root / "other" / "c.cu").write_text(B_CU.replace("#include \"common.h\"\n", "#include \"common.h\"\n"
+                                                      "__device__ int rank_in_warp(bool p) { return p; }\n"))
+    if git:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def test_includers_in_other_folders_of_the_git_tree_are_read(tmp_path: Path) -> None:
+    from hipport.engine.source import read_source
+    from hipport.engine.warp.project import includer_scope
+
+    root = _nested(tmp_path / "p", git=True)
+    h = root / "inc" / "common.h"
+    assert includer_scope(h, COMMON_H) == ([root / "src" / "a.cu", root / "src" / "deep" / "b.cu"], True)
+    src = read_source(h)
+    a = analyze(src)
+    (c,) = [f for f in a.findings if f.rule == "W64-08"]
+    assert (c.id, src.text[c.start:c.end]) == ("W64-08:3:19", "32")
+    assert "2 in files that include it (launch, e.g. ../src/deep/b.cu:7)" in c.message
+    (g,) = [g for g in a.groups if g.id == c.group]
+    assert (g.tier, g.tier_reason) == (
+        FixTier.REVIEW, "WARP_SIZE also sizes the launch or host arithmetic at ../src/deep/b.cu:7")
+
+
+def test_without_git_the_headers_folder_and_its_subfolders_are_read(tmp_path: Path) -> None:
+    from hipport.engine.warp.project import includer_scope
+
+    root = _nested(tmp_path / "p", git=False)
+    (root / "inc" / "tools").mkdir()
+    (root / "inc" / "tools" / "t.cu").write_text(B_CU.replace('"common.h"', '"../common.h"'))
+    # outside git the project is inc/ and below: src/ is not looked at
+    assert includer_scope(root / "inc" / "common.h", COMMON_H) == ([root / "inc" / "tools" / "t.cu"], True)
+    src_h = root / "inc" / "common.h"
+    from hipport.engine.source import read_source
+
+    a = analyze(read_source(src_h))
+    (g,) = [g for g in a.groups if any(f.rule == "W64-08" and f.group == g.id for f in a.findings)]
+    assert (g.tier, g.tier_reason) == (FixTier.REVIEW, "WARP_SIZE also sizes the launch or host arithmetic at tools/t.cu:7")
+
+
+def test_a_header_of_the_same_name_elsewhere_is_not_an_includer(tmp_path: Path) -> None:
+    """other/c.cu includes other/common.h: inc/common.h, with src/a.cu's lane uses only, is raised SAFE."""
+    from hipport.engine.source import read_source
+
+    root = _nested(tmp_path / "p", git=True)
+    (root / "src" / "deep" / "b.cu").unlink()
+    src = read_source(root / "inc" / "common.h")
+    a = analyze(src)
+    (c,) = [f for f in a.findings if f.rule == "W64-08"]
+    assert [(src.text[e.start:e.end], e.replacement) for e in c.fixes[0].edits] == [("32", "64")]
+    (g,) = [g for g in a.groups if g.id == c.group]
+    assert g.tier == FixTier.SAFE
+
+
+@HIPCC
+def test_converted_nested_project_keeps_the_launch_and_compiles_with_hipcc(tmp_path: Path) -> None:
+    root = _nested(tmp_path / "p", git=True)
+    (root / "other").joinpath("c.cu").unlink()
+    for style in FixStyle:
+        for review in (False, True):
+            out = tmp_path / f"{style.value}{int(review)}"
+            _convert(root, out, style, review)
+            h = (out / "inc" / "common.h").read_text()
+            assert ("WARP_SIZE_LANES" in h) == review and "#define WARP_SIZE 32\n" in h
+            b = (out / "src" / "deep" / "b.cu").read_text()
+            assert "    count<<<len / (24 * WARP_SIZE), 24 * WARP_SIZE>>>(in, n);\n" in b
+            for name in ("src/a.cu", "src/deep/b.cu"):
+                ok, log = hipcc(out / name, "-include", str(ROCM7_HEADER))
+                assert ok, (out.name, name, log)

@@ -117,40 +117,63 @@ def includer_scope(path: Path | None, text: str) -> tuple[list[Path], bool]:
     if path is None or not _MAY_DEFINE_W32.search(text):
         return [], True
     me = _norm(path)
-    folder = Path(me).parent
-    files, complete = _project_sources(git_top(folder) or folder)
+    folder = os.path.dirname(me)
+    top = git_top(Path(folder))
+    files, complete = _project_includes(str(top) if top is not None else folder)
     name = os.path.basename(me)
     out: list[Path] = []
-    for f in files:
-        if f == me:
-            continue
-        spelled = _quoted_includes(f, _mtime(Path(f)))
-        here = Path(f).parent
-        if any(os.path.basename(s) == name and resolve_quoted(s, here) == me for s in spelled):
+    for f, spelled in files:
+        if f != me and any(os.path.basename(s) == name and resolve_quoted(s, Path(os.path.dirname(f))) == me
+                           for s in spelled):
             out.append(Path(f))
     return out[:MAX_INCLUDERS], complete and len(out) <= MAX_INCLUDERS
 
 
-def _project_sources(root: Path) -> tuple[list[str], bool]:
-    """Source files under root (the folders discover skips are skipped), at most MAX_SCAN; and whether all."""
-    from ..source import language_for
-
-    out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for n in sorted(filenames):
-            if language_for(n) is not None:
-                out.append(os.path.join(dirpath, n))
-                if len(out) >= MAX_SCAN:
-                    return out, False
-    return out, True
+_INCLUDES: dict[str, tuple[int, int, tuple[str, ...]]] = {}  # file -> (mtime_ns, size, what its includes spell)
 
 
-@lru_cache(maxsize=16384)
-def _quoted_includes(path: str, _mtime: float) -> tuple[str, ...]:
-    """What the quoted includes of a file spell (only that is kept: a project's worth stays cached)."""
-    body = _read.__wrapped__(path, _mtime)
-    return tuple(_INCLUDE.findall(body)) if body is not None and "include" in body else ()
+def _project_includes(root: str) -> tuple[list[tuple[str, tuple[str, ...]]], bool]:
+    """The C++/CUDA files under root that have quoted includes, with what those spell (the folders discover
+    skips are skipped; at most MAX_SCAN files looked at); and whether every file was looked at. A file is read
+    again only when its mtime or size changed."""
+    from ..source import Language, language_for
+
+    includers = (Language.CUDA, Language.CPP)  # the files that can #include a header
+    out: list[tuple[str, tuple[str, ...]]] = []
+    n = 0
+    todo = [root]
+    while todo:
+        d = todo.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if e.name not in SKIP_DIRS and not e.name.startswith("."):
+                        todo.append(e.path)
+                    continue
+                if language_for(e.name) not in includers or not e.is_file():
+                    continue
+                st = e.stat()
+            except OSError:
+                continue
+            n += 1
+            if n > MAX_SCAN:
+                return sorted(out), False
+            known = _INCLUDES.get(e.path)
+            if known is None or known[0] != st.st_mtime_ns or known[1] != st.st_size:
+                body = None if st.st_size > _MAX_BYTES else _read.__wrapped__(e.path, 0.0)
+                known = (st.st_mtime_ns, st.st_size,
+                         tuple(_INCLUDE.findall(body)) if body is not None and "include" in body else ())
+                if len(_INCLUDES) > 4 * MAX_SCAN:
+                    _INCLUDES.clear()
+                _INCLUDES[e.path] = known
+            if known[2]:
+                out.append((e.path, known[2]))
+    return sorted(out), True
 
 
 def includer_uses(path: Path | None, text: str, names: frozenset[str], rocm: tuple[int, int],

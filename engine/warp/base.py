@@ -15,14 +15,21 @@ styles, and a union key; hits whose keys meet form one fix group.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..cxx import brackets
 from ..edits import Edit
 from .lex import ID, NUM, PUNCT, Tok, int_value, match_brackets, tokenize
 from .prelude import Needs
 from .scopes import Func, find_functions
+
+# A header's includers are read up to this many files (project.includer_scope); the role rules say so past it
+MAX_INCLUDERS = 2000
+# (path, text, constant names, ROCm version, wave32) -> ((name, file, line, role) per use, all files read)
+IncluderUses = Callable[[Path | None, str, frozenset[str], tuple[int, int], bool],
+                        tuple[tuple[tuple[str, str, int, str], ...], bool]]
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,9 @@ class ProjectFacts:
     # the analysed file itself: a warp-size constant it defines is also looked up in the files that include
     # it (project.includer_uses); "" when unknown or not to be followed
     path: str = ""
+    # project.includer_uses, handed in by project_facts: the role rules call it without importing project.py
+    # (project.py analyses other files with the Analyzer, so that import would be a cycle)
+    includer_uses: IncluderUses | None = field(default=None, compare=False, repr=False)
 
 
 SYNC_CALLS = frozenset({

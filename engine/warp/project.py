@@ -24,12 +24,13 @@ from pathlib import Path
 from ..discover import SKIP_DIRS
 from ..local_includes import resolve_quoted
 from ..project_root import git_top
-from .base import ProjectFacts  # the facts type lives with Result/Hit: base must not import this module
+
+# the facts type lives with Result/Hit: base must not import this module
+from .base import MAX_INCLUDERS, ProjectFacts
 from .lex import ID
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
 _MAX_BYTES = 4 << 20
-MAX_INCLUDERS = 2000
 MAX_SCAN = 20000  # project source files looked at for includers of one header
 # a cheap superset of filelevel.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
 # only a file that may define one has its includers read
@@ -67,7 +68,7 @@ def project_facts(path: Path | None, text: str) -> ProjectFacts:
         widths += facts[1]
         wave |= facts[2]
     return ProjectFacts(frozenset(w32), frozenset(kernels), tuple(str(p) for p in seen), tuple(widths),
-                        frozenset(wave), str(path))
+                        frozenset(wave), str(path), includer_uses)
 
 
 def _mtime(p: Path) -> float:

@@ -25,9 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..edits import Edit
-from .base import BALLOT_CALLS, BLOCK_WORDS, PTX_WARP, SHFL_CALLS, Base, Hit
+from .base import BALLOT_CALLS, BLOCK_WORDS, MAX_INCLUDERS, PTX_WARP, SHFL_CALLS, Base, Hit
 from .lex import ID, NUM, STR, int_value
-from .project import MAX_INCLUDERS, includer_uses
 
 LANE, VIRTUAL, LAUNCH, BITWORD, NUMBER = "lane", "virtual", "launch", "bit-word", "number"
 # whole-wavefront operations. __activemask is not one: as a *_sync mask it only has to be 64 bits wide (W64-04)
@@ -368,12 +367,12 @@ class RoleRules(Base):
         """Uses of this file's warp-size constant `name` in the project files that include this file, other
         than the lane width (those files change their own lane uses: header_constant_roles): (file, line,
         role); and whether every file that may include it was read (project.includer_uses)."""
-        if not self.facts.path:
+        if not self.facts.path or self.facts.includer_uses is None:
             return [], True
         if self._includer_uses is None:
             names = frozenset(n for n, lit in self.w32_consts.items()
                               if not (self.owner[lit] >= 0 and not self.funcs[self.owner[lit]].device))
-            self._includer_uses = includer_uses(Path(self.facts.path), self.text, names, self.rocm, self.wave32)
+            self._includer_uses = self.facts.includer_uses(Path(self.facts.path), self.text, names, self.rocm, self.wave32)
         uses, complete = self._includer_uses
         return [(f, ln, r) for n, f, ln, r in uses if n == name and r != LANE], complete
 

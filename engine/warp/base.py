@@ -146,9 +146,12 @@ class Base:
         self.toks = tokenize(text)
         self.pairs = match_brackets(self.toks)
         self._offset32: dict[tuple[int, int], bool] = {}  # has_offset32_shuffle, per token range
+        self._assignments: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # assignments, per token range
+        self._assigned_names: dict[tuple[int, int], list[tuple[int, int, set[str]]]] = {}  # device.assigned_names
         self.funcs, self.owner = find_functions(self.toks, self.pairs)
         # token texts padded with "" at the end: indices -4..n+3 are safe (negative ones hit padding)
         self.tx: list[str] = [t.text for t in self.toks] + [""] * 8
+        self.tx_set = frozenset(self.tx)  # every spelling in the file: a pass's trigger words absent -> skip it
         self.hits: list[Hit] = []
         self.claimed: set[int] = set()  # token indices already edited by some hit
         self.needs = Needs()
@@ -187,6 +190,27 @@ class Base:
 
     def t(self, i: int) -> str:
         return self.tx[i]
+
+    def positions(self, words: Iterable[str]) -> list[int]:
+        """Indices of the tokens spelled as one of `words`, ascending (list.index scans in C: much cheaper
+        than a Python loop over every token when the words are rare)."""
+        tx = self.tx
+        out: list[int] = []
+        found = 0
+        for w in words:
+            if w not in self.tx_set:
+                continue
+            found += 1
+            i = tx.index(w)
+            try:
+                while True:
+                    out.append(i)
+                    i = tx.index(w, i + 1)
+            except ValueError:
+                pass
+        if found > 1:
+            out.sort()
+        return out
 
     def edit(self, i: int, repl: str, rule: str, j: int | None = None) -> Edit:
         """Replace tokens i..j (inclusive) with `repl`."""
@@ -319,14 +343,22 @@ class Base:
             a -= 1
         return a, self.scan_to(k, hi, (";",))
 
-    def assignments(self, a: int, b: int) -> Iterable[tuple[int, int, int]]:
-        """(stmt_start, name_index, expr_end) for `NAME = expr` inside [a, b)."""
+    def assignments(self, a: int, b: int) -> list[tuple[int, int, int]]:
+        """(stmt_start, name_index, expr_end) for `NAME = expr` inside [a, b). Computed once per range
+        (propagate reads a function's assignments twice, lane0.lane_names once more): do not modify."""
+        got = self._assignments.get((a, b))
+        if got is not None:
+            return got
+        out: list[tuple[int, int, int]] = []
+        tx, toks = self.tx, self.toks
         for k in range(a, b - 1):
-            if self.toks[k].kind == ID and self.tx[k + 1] == "=" and self.tx[k - 1] not in (".", "->", "::"):
+            if tx[k + 1] == "=" and toks[k].kind == ID and tx[k - 1] not in (".", "->", "::"):
                 s, _ = self.stmt_bounds(k, a, b)
                 # expression ends at ; or , or unmatched )
                 e = self.scan_to(k + 2, b, (";", ","))
-                yield s, k, e
+                out.append((s, k, e))
+        self._assignments[(a, b)] = out
+        return out
 
     def scan_to(self, b: int, hi: int, stops: tuple[str, ...]) -> int:
         """First index from b (before hi) of an unmatched closing bracket or a top-level stop token."""

@@ -84,16 +84,15 @@ class DeviceRules(DeviceForms, Lane0Rules):
         return bool(uses) and all(self.in_sub_warp(q) for q in uses)
 
     def propagate(self, a: int, b: int) -> None:
-        for _s, k, e in self.assignments(a, b):
+        consts = self.w32_consts.keys() | self.facts.w32
+        for k, e, ns in self.assigned_names(a, b):
             name = self.tx[k]
-            ns = self.names(k + 2, e)
             if self.has_lane32(k + 2, e) is not None or ns & self.lane32_funcs:
                 self.lane32.add(name)
                 self.lane.add(name)
             elif self.laneish(k + 2, e) and (ns & {"warpSize", "__lane_id"} or ns & self.lane):
                 if not (ns & BLOCK_WORDS):
                     self.lane.add(name)
-            consts = self.w32_consts.keys() | self.facts.w32
             if self.warpid32(k + 2, e) is not None or (("warpSize" in ns or ns & consts)
                                                         and "/" in {self.tx[x] for x in range(k + 2, e)}
                                                         and ns & (TID_WORDS | self.tid)):
@@ -107,6 +106,14 @@ class DeviceRules(DeviceForms, Lane0Rules):
                 self.ballot.add(name)
             if e == k + 3 and self.toks[k + 2].kind == NUM and int_value(self.tx[k + 2]) == FULL32:
                 self.maskvars[name] = k + 2
+
+    def assigned_names(self, a: int, b: int) -> list[tuple[int, int, set[str]]]:
+        """(name_index, expr_end, names read by the expression) for each assignment in [a, b), once per
+        range (propagate runs twice over a function): do not modify."""
+        got = self._assigned_names.get((a, b))
+        if got is None:
+            got = self._assigned_names[(a, b)] = [(k, e, self.names(k + 2, e)) for _s, k, e in self.assignments(a, b)]
+        return got
 
     def detect_device(self, f: Func, a: int, b: int, key: str) -> None:
         toks = self.toks

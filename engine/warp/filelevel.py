@@ -25,8 +25,8 @@ class FileRules(Base):
     def collect_constants(self) -> None:
         toks = self.toks
         n = len(toks)
-        tx = self.tx
-        for i in [j for j in range(n) if tx[j] == "define" or tx[j + 1] == "="]:
+        # tokens spelled `define` or followed by `=`, in order
+        for i in sorted(set(self.positions(("define",))) | {p - 1 for p in self.positions(("=",)) if p >= 1}):
             t = toks[i]
             # #define NAME 32 / #define NAME (32)
             if t.pp >= 0 and t.text == "define" and i + 2 < n and toks[i + 1].pp == t.pp and toks[i + 1].kind == ID:
@@ -74,7 +74,7 @@ class FileRules(Base):
                     elif self.names(k + 1, e) & TID_WORDS and not self.names(k + 1, e) & BLOCK_WORDS:
                         self.tid_funcs.add(f.name)  # `static DEVICE int Tid() { return threadIdx.x; }`
         # macros: #define LANE (threadIdx.x % 32)
-        for i in [j for j, x in enumerate(self.tx) if x == "define"]:
+        for i in self.positions(("define",)):
             t = self.toks[i]
             if t.pp >= 0 and i + 1 < len(self.toks) and self.toks[i + 1].kind == ID:
                 body = [k for k in range(i + 2, min(len(self.toks), i + 20)) if self.toks[k].pp == t.pp]
@@ -85,7 +85,14 @@ class FileRules(Base):
         toks = self.toks
         n = len(toks)
         i = 0
+        hashes = self.positions(("#",))  # every other token is stepped over: go from one `#` to the next
+        h = 0
         while i < n:
+            while h < len(hashes) and hashes[h] < i:
+                h += 1
+            if h == len(hashes):
+                break
+            i = hashes[h]
             t = toks[i]
             if t.pp >= 0 and t.text == "#" and i + 1 < n and toks[i + 1].pp == t.pp:
                 d = toks[i + 1].text
@@ -130,7 +137,7 @@ class FileRules(Base):
 
     def macro_ids(self) -> None:
         """`#define LANE (threadIdx.x & 31)` / `#define WARP_ID (threadIdx.x / 32)`: findings in the macro."""
-        for i in [j for j, x in enumerate(self.tx) if x == "define"]:
+        for i in self.positions(("define",)):
             t = self.toks[i]
             if t.pp < 0 or i + 1 >= len(self.toks) or self.toks[i + 1].kind != ID:
                 continue
@@ -164,8 +171,7 @@ class FileRules(Base):
         # W64-08 (warp-size constants) is decided by the roles of their uses: roles.py
         # W64-03 on mask constants that reach a *_sync builtin
         for name, lit in self.mask_consts.items():
-            if any(self.tx[k] == name and self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS
-                   for k in range(len(self.toks))):
+            if any(self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS for k in self.positions((name,))):
                 self.needs.mask_t = True
                 s = lit
                 while s > 0 and self.toks[s - 1].pp < 0 and self.tx[s - 1] not in (";", "{", "}"):
@@ -180,7 +186,7 @@ class FileRules(Base):
                              f"Full-mask constant {name} is 32-bit: ROCm >= 7.0 rejects it in *_sync builtins; "
                              "widened naively it would drop lanes 32-63.", f"mask:{name}"))
         # W64-19: __launch_bounds__(T, MIN)
-        for k in [j for j, x in enumerate(self.tx) if x in FILE_TRIGGERS]:
+        for k in self.positions(FILE_TRIGGERS):
             t = self.toks[k]
             if t.text == "__launch_bounds__" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
@@ -228,7 +234,8 @@ class FileRules(Base):
         inside a preprocessor conditional (an include guard counts as none): a prelude inside
         `#ifdef USE_ROCM` would leave `lane_mask_t` undefined in the other branch."""
         directives: list[tuple[int, str, int]] = []  # (token index of '#', directive word, line end offset)
-        for k, t in enumerate(self.toks):
+        for k in self.positions(("#",)):
+            t = self.toks[k]
             if t.pp >= 0 and t.text == "#" and (k == 0 or self.toks[k - 1].pp != t.pp) and k + 1 < len(self.toks):
                 line_end = self.text.find("\n", self.toks[k + 1].start)
                 while line_end > 0 and self.text[line_end - 1] == "\\":

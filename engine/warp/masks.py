@@ -33,7 +33,8 @@ class MaskRules(Base):
 
     def sync_masks(self) -> None:
         """Every *_sync call in function bodies and macro bodies: its first argument as a mask."""
-        for k, t in enumerate(self.toks):
+        for k in self.positions(SYNC_CALLS):
+            t = self.toks[k]
             if t.kind != ID or t.text not in SYNC_CALLS or self.tx[k + 1] != "(" or (k + 1) not in self.pairs:
                 continue
             args = self.split_args(k + 1)

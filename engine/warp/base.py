@@ -148,10 +148,10 @@ class Base:
         self._offset32: dict[tuple[int, int], bool] = {}  # has_offset32_shuffle, per token range
         self._assignments: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # assignments, per token range
         self._assigned_names: dict[tuple[int, int], list[tuple[int, int, set[str]]]] = {}  # device.assigned_names
-        self.funcs, self.owner = find_functions(self.toks, self.pairs)
         # token texts padded with "" at the end: indices -4..n+3 are safe (negative ones hit padding)
         self.tx: list[str] = [t.text for t in self.toks] + [""] * 8
         self.tx_set = frozenset(self.tx)  # every spelling in the file: a pass's trigger words absent -> skip it
+        self.funcs, self.owner = find_functions(self.toks, self.pairs, self.positions(("define",)))
         self.hits: list[Hit] = []
         self.claimed: set[int] = set()  # token indices already edited by some hit
         self.needs = Needs()
@@ -176,6 +176,7 @@ class Base:
         self.uses_index: dict[str, list[int]] | None = None  # name -> token indices, per function
         self.fn_facts: dict[tuple[int, int], tuple[bool, set[str]]] = {}
         self.device_triggers: frozenset[str] | set[str] = DEVICE_TRIGGERS
+        self._trig_words: tuple[frozenset[str] | set[str], frozenset[str]] | None = None  # device.detect_device
         self.lane_cache: dict[int, frozenset[str]] = {}  # per function: names that depend on the lane (lane0.py)
         self.shfl_down_fns: dict[int, bool] = {}  # per function: it calls __shfl_down(_sync) (lane0.py)
         self.virtual_fn = False  # the function being scanned is a consistent virtual 32-lane warp (roles.py)

@@ -6,6 +6,7 @@ import bisect
 import dataclasses
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from ..edits import Edit
 from ..model import Finding, Fix, FixGroup, FixStyle, FixTier, Severity, Translation, Use
@@ -57,7 +58,7 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
     spans = _Spans(translation.edits) if translation is not None else None
     uf = _UnionFind()
     where = source.path.name if source.path is not None else "line"
-    raw: list[tuple[Finding, str, str]] = []  # finding, union key, review reason
+    raw: list[tuple[tuple[Any, ...], str, str]] = []  # finding's fields, union key, review reason
     for res in results:
         live = changing_hits(source.text, res.hits)
         hit_keys = {h.key for h in live}
@@ -89,14 +90,12 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
             uses = tuple(_use(source, res.toks[u].start, roles.get(u, "")) for u in use_toks)
             if len(hits) > 1:
                 note += f" Same cause at {len(hits) - 1} more place{'s' if len(hits) > 2 else ''} in this function."
-            f = Finding(
-                id=f"{h.rule}:{line}:{col}", rule=h.rule, severity=Severity(rule.severity),
-                start=tok.start, end=end_tok.end, line=line, col=col, message=h.message + note,
-                group="", fixes=tuple(fixes), confidence=h.confidence, uses=uses,
-            )
+            # the Finding is made once its group is known (below): Finding's fields in order, less `group`
+            f = (f"{h.rule}:{line}:{col}", h.rule, Severity(rule.severity), tok.start, end_tok.end, line, col,
+                 h.message + note, tuple(fixes), h.confidence, uses)
             review = next((x.review for x in hits if x.review), "")
-            raw.append((f, uf.find(h.key), re.sub(r"\bat line (\d+)", rf"at {where}:\1", review)))
-    raw.sort(key=lambda r: (r[0].start, r[0].rule))
+            raw.append((f, uf.find(h.key), re.sub(r"\bat line (\d+)", rf"at {where}:\1", review) if review else ""))
+    raw.sort(key=lambda r: (r[0][3], r[0][1]))  # (start, rule)
     # group ids: the first finding (in text order) of each union names the group
     names: dict[str, str] = {}
     members: dict[str, list[Finding]] = {}
@@ -104,8 +103,8 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
     findings: list[Finding] = []
     for f, root, review in raw:
         root = uf.find(root)
-        gid = names.setdefault(root, f"group:{f.id}")
-        g = dataclasses.replace(f, group=gid)
+        gid = names.setdefault(root, f"group:{f[0]}")
+        g = Finding(*f[:8], gid, *f[8:])
         findings.append(g)
         members.setdefault(gid, []).append(g)
         if review and gid not in reviews:

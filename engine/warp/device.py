@@ -122,7 +122,12 @@ class DeviceRules(DeviceForms, Lane0Rules):
         # masks and ballot types are their own value: widening them is right whatever the lane ids do,
         # so they form their own group per function (a safe mask fix is not held by a review lane fix)
         mkey = f"masks:{f.index}"
-        for k in [j for j in range(a, b) if tx[j] in trig or (tx[j][:1].isdigit() and int_value(tx[j]) in TRIG_NUMS)]:
+        if self._trig_words is None or self._trig_words[0] is not trig:
+            # the file's spellings that trigger this pass, found once per file (over distinct spellings)
+            self._trig_words = (trig, frozenset(w for w in self.tx_set
+                                                if w in trig or (w[:1].isdigit() and int_value(w) in TRIG_NUMS)))
+        words = self._trig_words[1]
+        for k in [j for j in range(a, b) if tx[j] in words]:
             t = toks[k]
             x = t.text
             # W64-16: full-warp test on a 32-bit mask

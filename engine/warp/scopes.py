@@ -23,12 +23,14 @@ class Func:
     body: tuple[int, int]    # token indices of `{` and `}`
 
 
-def find_functions(toks: list[Tok], pairs: dict[int, int]) -> tuple[list[Func], list[int]]:
-    """Return the functions and, per token, the index of the function whose body holds it (-1)."""
+def find_functions(toks: list[Tok], pairs: dict[int, int],
+                   defines: list[int] | None = None) -> tuple[list[Func], list[int]]:
+    """Return the functions and, per token, the index of the function whose body holds it (-1).
+    `defines`: the indices of the tokens spelled `define`, when the caller knows them (else all are read)."""
     funcs: list[Func] = []
     owner = [-1] * len(toks)
     n = len(toks)
-    dev_macros = _device_macros(toks)
+    dev_macros = _device_macros(toks, defines)
     i = 0
     hdr = 0
     while i < n:
@@ -59,8 +61,7 @@ def find_functions(toks: list[Tok], pairs: dict[int, int]) -> tuple[list[Func], 
                 name, dev, kern = _signature(toks, hdr, i, pairs, dev_macros)
                 fi = len(funcs)
                 funcs.append(Func(fi, name, dev, kern, (hdr, i), (i, close)))
-                for k in range(i, close + 1):
-                    owner[k] = fi
+                owner[i:close + 1] = [fi] * (close + 1 - i)
             i = close + 1
             hdr = i
             continue
@@ -81,10 +82,11 @@ def _top_level(toks: list[Tok]) -> list[str]:
     return out
 
 
-def _device_macros(toks: list[Tok]) -> frozenset[str]:
+def _device_macros(toks: list[Tok], defines: list[int] | None = None) -> frozenset[str]:
     """Names of `#define DEVICE __device__`-style macros (`__host__ __device__`, `__forceinline__ __device__`)."""
     out: set[str] = set()
-    for i, t in enumerate(toks):
+    for i in range(len(toks)) if defines is None else defines:
+        t = toks[i]
         if t.pp >= 0 and t.text == "define" and i + 2 < len(toks) and toks[i + 1].pp == t.pp:
             body = {toks[k].text for k in range(i + 2, min(len(toks), i + 6)) if toks[k].pp == t.pp}
             if body & {"__device__", "__global__"}:

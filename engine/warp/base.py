@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..cxx import brackets
 from ..edits import Edit
-from .lex import ID, NUM, PUNCT, Tok, int_value, match_brackets, tokenize
+from .lex import ID, NUM, PUNCT, Tok, int_value, tokenize
 from .prelude import Needs
 from .scopes import Func, find_functions
 
@@ -144,13 +144,13 @@ class Base:
         self.rocm = rocm
         self.wave32 = wave32_in_fatbin
         self.toks = tokenize(text)
-        self.pairs = match_brackets(self.toks)
-        self._offset32: dict[tuple[int, int], bool] = {}  # has_offset32_shuffle, per token range
-        self._assignments: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # assignments, per token range
-        self._assigned_names: dict[tuple[int, int], list[tuple[int, int, set[str]]]] = {}  # device.assigned_names
         # token texts padded with "" at the end: indices -4..n+3 are safe (negative ones hit padding)
         self.tx: list[str] = [t.text for t in self.toks] + [""] * 8
         self.tx_set = frozenset(self.tx)  # every spelling in the file: a pass's trigger words absent -> skip it
+        self.pairs = brackets.match_brackets(self.tx)  # the padding is no bracket
+        self._offset32: dict[tuple[int, int], bool] = {}  # has_offset32_shuffle, per token range
+        self._assignments: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # assignments, per token range
+        self._assigned_names: dict[tuple[int, int], list[tuple[int, int, set[str]]]] = {}  # device.assigned_names
         self.funcs, self.owner = find_functions(self.toks, self.pairs, self.positions(("define",)))
         self.hits: list[Hit] = []
         self.claimed: set[int] = set()  # token indices already edited by some hit

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..cxx import brackets
 from ..cxx import lexer as cxx
 
 ID, NUM, STR, PUNCT = 0, 1, 2, 3
@@ -67,8 +66,3 @@ def int_value(s: str) -> int | None:
         return int(t, 10)
     except ValueError:
         return None
-
-
-def match_brackets(toks: list[Tok]) -> dict[int, int]:
-    """Index of the partner of every (), [], {} token (both directions). Unbalanced ones are left out."""
-    return brackets.match_brackets([t.text for t in toks])

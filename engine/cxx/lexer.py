@@ -30,8 +30,13 @@ _RAW_PREFIX = re.compile(r'(?:u8|u|U|L)?R"([^()\\ \t\r\n]{0,16})\(')
 # most common tokens are tried first, which is ~20% cheaper for the regex engine: the one-character
 # brackets and separators (no other token starts with them) and an identifier not followed by a quote
 # (atomic: `u8"x"` and `R"(x)"` fall through to the literals; `id` below still catches `FOO"x"`).
+# Blanks (no newline) before a token are skipped in the same match (the token is the group that matched:
+# m.span(m.lastindex)), so a space run costs no Python iteration; only at the text's end does that prefix
+# give one blank back to `ws` (not possessive: a possessive prefix made trailing blanks quadratic).
 _TOKEN = re.compile(
     r"""
+    [ \t\f\v]*
+    (?:
     (?P<ws>(?:[ \t\r\n\f\v]|\\\r?\n)+)
   | (?P<pe>[()\[\]{};,])
   | (?P<idg>(?>(?:[^\W\d]|\$)(?:\w|\$)*)(?!["']))
@@ -43,6 +48,7 @@ _TOKEN = re.compile(
   | (?P<num>\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*)
   | (?P<id>(?:[^\W\d]|\$)(?:\w|\$)*)
   | (?P<p><<<|>>>|<<=|>>=|->\*|\.\.\.|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\#\#|[-+*/%&|^!=<>]=|[\s\S])
+    )
     """,
     re.VERBOSE,
 )
@@ -140,7 +146,7 @@ def _tokenize(text: str) -> Tokens:
                     if "\n" in stripped or "\r" in stripped:
                         at_bol = True
                 continue
-            start = m.start()
+            start, end = m.span(m.lastindex)  # type: ignore[arg-type]
             if g == "raw":
                 delim = _RAW_PREFIX.match(text, start)
                 assert delim is not None
@@ -153,11 +159,11 @@ def _tokenize(text: str) -> Tokens:
                 at_bol = False
                 break
             kind = gk[g]  # type: ignore[index]
-            if kind == IDENT and m.group() in keywords:
+            if kind == IDENT and text[start:end] in keywords:
                 kind = KEYWORD
             kinds.append(kind)
             starts.append(start)
-            ends.append(m.end())
+            ends.append(end)
             bol.append(at_bol)
             if kind == COMMENT:
                 if g == "lc":

@@ -14,6 +14,7 @@ styles, and a union key; hits whose keys meet form one fix group.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -73,6 +74,12 @@ TID_WORDS = frozenset({"threadIdx", "hipThreadIdx_x", "hipThreadIdx_y", "hipThre
 BLOCK_WORDS = frozenset({"blockIdx", "hipBlockIdx_x", "hipBlockIdx_y", "hipBlockIdx_z"})
 WARPISH = re.compile(r"(?i)warp|wavefront|^k?ws$|^wave_?size$|threads_per_warp|lanes_per")
 LANEISH = re.compile(r"(?i)^(lane|lane_?id|laneid|lane_idx|lid)$")
+
+
+@functools.lru_cache(maxsize=8192)
+def laneish_name(name: str) -> bool:
+    """LANEISH matches the name (cached: Base.laneish asks it for every name of every expression)."""
+    return LANEISH.match(name) is not None
 HOST_THREADS = re.compile(r"(?i)thread|block_?size|blocksize|^block$|^bs$|^nthreads$|^tpb$")
 PTX_WARP = re.compile(r"%%laneid|%%lanemask|%%warpid|shfl\.|vote\.|activemask|redux\.sync|match\.")
 FULL32 = 0xFFFFFFFF
@@ -322,7 +329,7 @@ class Base:
         ns = self.names(a, b)
         if ns & self.lane or ns & self.lane_funcs or ns & self.macro_lane or "__lane_id" in ns:
             return True
-        if any(LANEISH.match(n) for n in ns):
+        if any(map(laneish_name, ns)):
             return True
         # threadIdx.x % <anything> / & <anything>
         has_mod = any(self.tx[k] in ("%", "&") for k in range(a, b))

@@ -76,7 +76,7 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
             for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
                 per = [x.w64 if style == FixStyle.WAVE64 else x.port for x in hits]
                 summary = h.w64_summary if style == FixStyle.WAVE64 else h.port_summary
-                if any(e is None for e in per) or (style == FixStyle.WAVE64 and wave32):
+                if None in per or (style == FixStyle.WAVE64 and wave32):
                     continue
                 edits = [e for es in per if es is not None for e in es]
                 if spans is not None and any(spans.conflicts(e) for e in edits):

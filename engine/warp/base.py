@@ -236,6 +236,14 @@ class Base:
         e = self.toks[i].end
         return Edit(e, e, text, rule)
 
+    def insert_before(self, i: int, text: str, rule: str) -> Edit:
+        st = self.toks[i].start
+        return Edit(st, st, text, rule)
+
+    def text_of(self, s: int, e: int) -> str:
+        """The source text of tokens s..e-1 (with what lies between them), "" for an empty range."""
+        return self.text[self.toks[s].start:self.toks[e - 1].end] if e > s else ""
+
     def add(self, hit: Hit, claim: Iterable[int] = ()) -> bool:
         if self.virtual_fn and hit.rule in VIRTUAL_OK:
             return False  # a self-consistent 32-lane sub-group is correct on a 64-lane wavefront

@@ -196,7 +196,7 @@ class DeviceForms(MaskRules):
         sixteen = [q for q in range(ss, se) if self.is_int(q, 16) and self.tx[q - 1] == "+"]
         if not sixteen or self.tx[se] != ";":
             return
-        stmt = self.text[self.toks[ss].start:self.toks[se].end]
+        stmt = self.text_of(ss, se + 1)
         step32 = re.sub(r"\b16\b", "32", stmt)
         line_start = self.text.rfind("\n", 0, self.toks[k].start) + 1
         indent = self.text[line_start:self.toks[k].start]
@@ -205,11 +205,10 @@ class DeviceForms(MaskRules):
         syncw = "__syncwarp();"
         if self.rocm < (7, 0):
             self.needs.syncwarp_shim = True
-        w = [Edit(self.toks[k].start, self.toks[k].start,
-                  f"{syncw}{nl}{indent}if ({lane_name} < 32) {step32}{nl}{indent}{syncw}{nl}{indent}", "W64-14")]
-        p = [Edit(self.toks[k].start, self.toks[k].start,
-                  f"{syncw}{nl}{indent}if (warpSize > 32 && {lane_name} < 32) {step32}{nl}{indent}{syncw}{nl}{indent}",
-                  "W64-14")]
+        w = [self.insert_before(k, f"{syncw}{nl}{indent}if ({lane_name} < 32) {step32}{nl}{indent}{syncw}{nl}{indent}",
+                                "W64-14")]
+        p = [self.insert_before(k, f"{syncw}{nl}{indent}if (warpSize > 32 && {lane_name} < 32) {step32}{nl}{indent}"
+                                   f"{syncw}{nl}{indent}", "W64-14")]
         # keep later steps of the unrolled tail ordered, too
         q = se + 1
         while self.tx[q] == "if" and self.tx[q + 1] == "(" and (q + 1) in self.pairs:
@@ -242,7 +241,7 @@ class DeviceForms(MaskRules):
             outs = [z for z in range(q, rp) if self.toks[z].kind == STR and self.tx[z].startswith('"=r"')]
             if outs and self.tx[outs[0] + 1] == "(" and outs[0] + 1 in self.pairs:
                 z = outs[0] + 1
-                var = self.text[self.toks[z + 1].start:self.toks[self.pairs[z] - 1].end]
+                var = self.text_of(z + 1, self.pairs[z])
                 w = [Edit(self.toks[k].start, self.toks[rp].end, f"{var} = {call}", "W64-15")]
         if w and call != "__lane_id()" and self.owner[k] >= 0:
             # HIP's __lanemask_*() are 64-bit: the variable that held the 32-bit PTX mask widens with it

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..edits import Edit
 from .base import LANEISH, SHFL_CALLS, Base, ForLoop, Hit
 from .lex import ID, NUM, int_value
 from .scopes import Func
@@ -269,12 +268,5 @@ class Lane0Rules(Base):
             return end
         return self.scan_to(q, hi, (";",)) + 1
 
-    def text_of(self, s: int, e: int) -> str:
-        return self.text[self.toks[s].start:self.toks[e - 1].end] if e > s else ""
-
     def toks_simple(self, text: str) -> bool:
         return text.replace("_", "").isalnum()
-
-    def insert_before(self, i: int, text: str, rule: str) -> Edit:
-        st = self.toks[i].start
-        return Edit(st, st, text, rule)

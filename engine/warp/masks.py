@@ -160,7 +160,7 @@ class MaskRules(Base):
         ns = self.names(la, lb)
         if not (ns & BALLOT_CALLS or ns & self.ballot or ns & self.ballot_slots(a, b)):
             return
-        src = self.text[self.toks[la].start:self.toks[lb - 1].end]
+        src = self.text_of(la, lb)
         self.add(Hit("W64-04", k, None, None, "", "",
                      f"Two 32-lane ballots joined into one 64-bit word (`{src} << 32`): on a 64-lane wavefront one "
                      "ballot already holds all 64 lanes, so the shift drops its upper half and the word mixes two "
@@ -194,7 +194,7 @@ class MaskRules(Base):
             ra, rb = self.decided_span(k, a, b)
             if not self.names(ra, rb) & held:
                 continue
-            src = self.text[self.toks[la].start:self.toks[k + 1].end]
+            src = self.text_of(la, k + 2)
             self.add(Hit("W64-04", k, None, None, "", "",
                          f"Two 32-lane ballots joined into one 64-bit word (`{src}` picks the upper half): on a "
                          "64-lane wavefront one ballot already holds all 64 lanes, so no lane of a wavefront "

@@ -131,3 +131,43 @@ def test_large_project_is_analysed_by_the_process_pool_inside_the_running_app(tm
     assert per_file > 0
     assert (use_pool, error, done, total) == ("True", "None", str(POOL_MIN_FILES + 2), str(POOL_MIN_FILES + 2))
     assert int(findings) == per_file * (POOL_MIN_FILES + 2)
+
+
+async def test_file_rows_streaming_in_repaint_only_when_visible_and_show_their_new_state() -> None:
+    """The background analysis replaces rows all the time; a row off screen must cost no repaint of
+    the list (on 5,000 files that repaint took 12% of a core from the workers), and still show its new
+    state when scrolled to."""
+    from textual.app import App, ComposeResult
+
+    from hipport.tui.widgets.file_list import FileItem
+
+    class ListApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield FileList(id="files")
+
+    def item(i: int, state: str, counts: str = "") -> FileItem:
+        return FileItem(f"k{i:03d}.cu", state, "!" if counts else " ", counts)
+
+    def line(files: FileList, index: int) -> str:
+        opts = files.options
+        return opts.render_line(index - opts.scroll_offset.y).text
+
+    app = ListApp()
+    async with app.run_test(size=(140, 20)) as pilot:  # the list at its widest, 34 columns
+        files = app.query_one(FileList)
+        files.set_items([item(i, "not analysed yet") for i in range(100)], None)
+        await pilot.pause()
+        opts = files.options
+        assert line(files, 0).startswith("   k000.cu")
+        refreshed: list[object] = []
+        real_refresh = opts.refresh
+        opts.refresh = lambda *a, **k: (refreshed.append(a), real_refresh(*a, **k))[1]  # type: ignore[method-assign]
+        files.update_items({"k090.cu": item(90, "findings", "0/7")}, None)  # off screen
+        assert refreshed == []
+        files.update_items({"k000.cu": item(0, "findings", "0/3")}, None)  # on screen
+        assert len(refreshed) == 1
+        await pilot.pause()
+        assert line(files, 0).startswith(" ! k000.cu 0/3")
+        opts.scroll_to(y=85, animate=False)
+        await pilot.pause()
+        assert line(files, 90).startswith(" ! k090.cu 0/7")

@@ -48,6 +48,10 @@ from .review_support import GutterMarks, rule_help, rule_text
 from .review_tools import ReviewTools
 from .review_uses import ReviewUses
 
+# How often the header, file list and progress bar take in the background analysis' new summaries. Each
+# tick repaints them: at 0.5 s the app took 12% of a core from the analysis workers on 5,000 files.
+ANALYSIS_TICK_S = 1.0
+
 
 class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings()  # type: ignore[assignment]
@@ -112,7 +116,7 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         else:
             self.panel.show(None, "No CUDA, C++ or Python files in this project.")
         self.refresh_status()
-        self._analysis_timer = self.set_interval(0.5, self._analysis_tick)
+        self._analysis_timer = self.set_interval(ANALYSIS_TICK_S, self._analysis_tick)
         self.set_interval(2.0, self.watch_disk)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -157,4 +157,4 @@ class ProjectPanes:
         parts.append(f"{self.session.config.fix_style.value} · {self.session.config.output_mode}")
         if self.last_message:
             parts.append(self.last_message)
-        self.query_one("#status-bar", Static).update(" · ".join(parts))
+        self.query_one("#status-bar", Static).update(" · ".join(parts), layout=False)  # one line, fixed height

@@ -50,10 +50,20 @@ class FileOptions(OptionList):
             self._scroll_update(virtual_size)
 
     def set_prompts(self, prompts: dict[int, Content]) -> None:
-        """Replace several prompts with one repaint (not one full re-measure per option)."""
+        """Replace several prompts (all one line: no re-measure) and repaint only the visible ones: rows
+        streaming in off screen from the background analysis cost no repaint of the list."""
+        changed = set()
         for index, prompt in prompts.items():
-            self.get_option_at_index(index)._set_prompt(prompt)
-        self._clear_caches()
+            option = self.get_option_at_index(index)
+            option._set_prompt(prompt)
+            changed.add(option)
+        cache = self._option_render_cache  # keyed by (option, style, padding)
+        for key in [k for k in cache.keys() if k[0] in changed]:
+            cache.discard(key)
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        for index in prompts:
+            if top <= index < top + height:
+                self.refresh_line(index)
 
 
 class FileList(Vertical):

@@ -42,9 +42,9 @@ class Analyzer(DeviceRules, HostRules, FileRules, RoleRules):
         self.directives()
         self.file_level()
         if self.rocm < (7, 0):
-            names = {t.text for t in self.toks if t.kind == ID}
+            names = {x for x, k in zip(self.tt, self.kd, strict=True) if k == ID}
             if names & (SYNC_CALLS - {"__syncwarp"}) or "__activemask" in names:
                 self.needs.sync_shim = True
             if "__syncwarp" in names:
                 self.needs.syncwarp_shim = True
-        return Result(self.toks, self.funcs, self.hits, self.needs, self.links, self.prelude_offset())
+        return Result(self.st, self.en, self.funcs, self.hits, self.needs, self.links, self.prelude_offset())

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..cxx import brackets
 from ..edits import Edit
-from .lex import ID, NUM, PUNCT, Tok, int_value, tokenize
+from .lex import ID, NUM, PUNCT, columns, int_value
 from .prelude import Needs
 from .scopes import Func, find_functions
 
@@ -133,7 +133,8 @@ class Hit:
 
 @dataclass
 class Result:
-    toks: list[Tok]
+    starts: list[int]   # str offset of each token (hits name tokens by index)
+    ends: list[int]
     funcs: list[Func]
     hits: list[Hit]
     needs: Needs
@@ -150,15 +151,19 @@ class Base:
         self.text = text
         self.rocm = rocm
         self.wave32 = wave32_in_fatbin
-        self.toks = tokenize(text)
-        # token texts padded with "" at the end: indices -4..n+3 are safe (negative ones hit padding)
-        self.tx: list[str] = [t.text for t in self.toks] + [""] * 8
+        # the tokens as parallel lists (lex.Columns; read-only): kind, text, start, end, directive of token i.
+        # kd/tt/st/en/pp index exactly like the token list (tt[-1] is the last token's text, tt[n] fails);
+        # tx is tt padded with "" at the end: indices -4..n+3 are safe (negative ones hit padding)
+        cols = columns(text)
+        self.kd, self.tt, self.st, self.en, self.pp = cols.kinds, cols.texts, cols.starts, cols.ends, cols.pps
+        self.n = len(cols)
+        self.tx: list[str] = self.tt + [""] * 8
         self.tx_set = frozenset(self.tx)  # every spelling in the file: a pass's trigger words absent -> skip it
         self.pairs = brackets.match_brackets(self.tx)  # the padding is no bracket
         self._offset32: dict[tuple[int, int], bool] = {}  # has_offset32_shuffle, per token range
         self._assignments: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # assignments, per token range
         self._assigned_names: dict[tuple[int, int], list[tuple[int, int, set[str]]]] = {}  # device.assigned_names
-        self.funcs, self.owner = find_functions(self.toks, self.pairs, self.positions(("define",)))
+        self.funcs, self.owner = find_functions(cols, self.pairs, self.positions(("define",)))
         self.hits: list[Hit] = []
         self.claimed: set[int] = set()  # token indices already edited by some hit
         self.needs = Needs()
@@ -222,8 +227,8 @@ class Base:
 
     def edit(self, i: int, repl: str, rule: str, j: int | None = None) -> Edit:
         """Replace tokens i..j (inclusive) with `repl`."""
-        end = self.toks[j if j is not None else i].end
-        return Edit(self.toks[i].start, end, repl, rule)
+        end = self.en[j if j is not None else i]
+        return Edit(self.st[i], end, repl, rule)
 
     def widen(self, span: tuple[int, int], rule: str, w: list[Edit], p: list[Edit]) -> list[int]:
         """Widen the 32-bit type at tokens span[0]..span[1]: `unsigned long long` into the naive
@@ -233,16 +238,16 @@ class Base:
         return list(range(span[0], span[1] + 1))
 
     def insert_after(self, i: int, text: str, rule: str) -> Edit:
-        e = self.toks[i].end
+        e = self.en[i]
         return Edit(e, e, text, rule)
 
     def insert_before(self, i: int, text: str, rule: str) -> Edit:
-        st = self.toks[i].start
+        st = self.st[i]
         return Edit(st, st, text, rule)
 
     def text_of(self, s: int, e: int) -> str:
         """The source text of tokens s..e-1 (with what lies between them), "" for an empty range."""
-        return self.text[self.toks[s].start:self.toks[e - 1].end] if e > s else ""
+        return self.text[self.st[s]:self.en[e - 1]] if e > s else ""
 
     def add(self, hit: Hit, claim: Iterable[int] = ()) -> bool:
         if self.virtual_fn and hit.rule in VIRTUAL_OK:
@@ -256,7 +261,7 @@ class Base:
 
     def line(self, i: int) -> int:
         """1-based line of token i."""
-        return self.text.count("\n", 0, self.toks[i].start) + 1
+        return self.text.count("\n", 0, self.st[i]) + 1
 
     def for_loop(self, k: int, b: int) -> ForLoop | None:
         """The `for` loop whose keyword is token k (body ending before b), or None when it is not
@@ -275,7 +280,7 @@ class Base:
         if len(parts) != 3:
             return None
         (ia, ib), cond, (sa, sb) = parts
-        var_i = next((q for q in range(ia, ib) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
+        var_i = next((q for q in range(ia, ib) if self.tx[q + 1] == "=" and self.kd[q] == ID), None)
         if var_i is None:
             return None
         if self.tx[rp + 1] == "{" and (rp + 1) in self.pairs:
@@ -287,8 +292,7 @@ class Base:
                        body, end)
 
     def is_int(self, i: int, *values: int) -> bool:
-        t = self.toks[i] if 0 <= i < len(self.toks) else None
-        return t is not None and t.kind == NUM and int_value(t.text) in values
+        return 0 <= i < self.n and self.kd[i] == NUM and int_value(self.tt[i]) in values
 
     def left_operand(self, k: int, lo: int) -> tuple[int, int]:
         j = k - 1
@@ -296,12 +300,12 @@ class Base:
             return k, k
         if self.tx[j] in (")", "]") and j in self.pairs:
             a = self.pairs[j]
-            if a - 1 >= lo and self.toks[a - 1].kind == ID:  # call or subscript: f(...), s[...]
+            if a - 1 >= lo and self.kd[a - 1] == ID:  # call or subscript: f(...), s[...]
                 a -= 1
             return a, k
         a = j
-        while a - 2 >= lo and self.tx[a - 1] in (".", "->") and self.toks[a - 2].kind in (ID, PUNCT):
-            if self.toks[a - 2].kind == PUNCT and self.tx[a - 2] not in (")", "]"):
+        while a - 2 >= lo and self.tx[a - 1] in (".", "->") and self.kd[a - 2] in (ID, PUNCT):
+            if self.kd[a - 2] == PUNCT and self.tx[a - 2] not in (")", "]"):
                 break
             a -= 2
         if self.tx[a - 1] == "(" and self.tx[a - 2] in TYPE_WORDS:  # C cast: (int)threadIdx.x
@@ -324,7 +328,7 @@ class Base:
         return j
 
     def names(self, a: int, b: int) -> set[str]:
-        return {self.toks[k].text for k in range(a, b) if self.toks[k].kind == ID}
+        return {self.tt[k] for k in range(a, b) if self.kd[k] == ID}
 
     def tid_derived(self, a: int, b: int) -> bool:
         ns = self.names(a, b)
@@ -366,9 +370,9 @@ class Base:
         if got is not None:
             return got
         out: list[tuple[int, int, int]] = []
-        tx, toks = self.tx, self.toks
+        tx, kd = self.tx, self.kd
         for k in range(a, b - 1):
-            if tx[k + 1] == "=" and toks[k].kind == ID and tx[k - 1] not in (".", "->", "::"):
+            if tx[k + 1] == "=" and kd[k] == ID and tx[k - 1] not in (".", "->", "::"):
                 s, _ = self.stmt_bounds(k, a, b)
                 # expression ends at ; or , or unmatched )
                 e = self.scan_to(k + 2, b, (";", ","))
@@ -401,7 +405,7 @@ class Base:
         return idx[0], idx[-1]
 
     def uses_name(self, name: str, a: int, b: int) -> bool:
-        return any(self.toks[k].kind == ID and self.toks[k].text == name for k in range(a, b))
+        return any(self.kd[k] == ID and self.tt[k] == name for k in range(a, b))
 
     def has_lane32(self, a: int, b: int) -> int | None:
         """Token index of the 32/31 literal in `tid % 32` / `tid & 31` within [a, b), else None."""
@@ -454,7 +458,7 @@ class Base:
                 depth += 1
             elif x in ("(", "["):
                 if depth == 0:
-                    if x == "(" and self.toks[q - 1].kind == ID:
+                    if x == "(" and self.kd[q - 1] == ID:
                         return q - 1
                     if x == "(" and self.tx[q - 1] == ">":
                         return None
@@ -470,7 +474,7 @@ class Base:
     def macro_name(self, k: int) -> str:
         """Name of the `#define` whose body holds token k ("?" for other directives)."""
         q = k
-        while q > 0 and self.toks[q - 1].pp == self.toks[k].pp:
+        while q > 0 and self.pp[q - 1] == self.pp[k]:
             q -= 1
         return self.tx[q + 2] if self.tx[q + 1] == "define" else "?"
 
@@ -501,7 +505,7 @@ class Base:
 
     def hard_guard(self, k: int) -> bool:
         """The comparison at k sits in assert/static_assert/#if, or in an `if` whose statement exits."""
-        if self.toks[k].pp >= 0:
+        if self.pp[k] >= 0:
             return True
         call = self.enclosing_call(k)
         if call is None:
@@ -513,7 +517,7 @@ class Base:
             rp = self.pairs.get(call + 1)
             if rp is None:
                 return False
-            body_end = self.pairs.get(rp + 1, rp) if self.tx[rp + 1] == "{" else self.scan_to(rp + 1, len(self.toks), (";",))
+            body_end = self.pairs.get(rp + 1, rp) if self.tx[rp + 1] == "{" else self.scan_to(rp + 1, self.n, (";",))
             return bool({"abort", "exit", "throw", "__trap", "__builtin_trap", "assert", "return", "printf",
                          "fprintf"} & set(self.tx[rp + 1:body_end + 1]))
         return False

@@ -67,9 +67,9 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
                 uf.union(a, b)
         for hits in _root_causes(live, uf):
             h = hits[0]
-            tok = res.toks[h.anchor]
-            end_tok = res.toks[h.end_anchor] if h.end_anchor is not None else tok
-            line, col = source.line_col(tok.start)
+            start = res.starts[h.anchor]
+            end = res.ends[h.end_anchor if h.end_anchor is not None else h.anchor]
+            line, col = source.line_col(start)
             rule = RULES[h.rule]
             fixes: list[Fix] = []
             note = ""
@@ -87,11 +87,11 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
                 note += " No wave64 fix: the target list includes a wave32 (gfx10/11/12) architecture."
             use_toks = sorted({x.anchor for x in hits[1:]} | {u for x in hits for u in x.uses} - {h.anchor})
             roles = {k: r for x in hits for k, r in x.use_roles.items()}
-            uses = tuple(_use(source, res.toks[u].start, roles.get(u, "")) for u in use_toks)
+            uses = tuple(_use(source, res.starts[u], roles.get(u, "")) for u in use_toks)
             if len(hits) > 1:
                 note += f" Same cause at {len(hits) - 1} more place{'s' if len(hits) > 2 else ''} in this function."
             # the Finding is made once its group is known (below): Finding's fields in order, less `group`
-            f = (f"{h.rule}:{line}:{col}", h.rule, Severity(rule.severity), tok.start, end_tok.end, line, col,
+            f = (f"{h.rule}:{line}:{col}", h.rule, Severity(rule.severity), start, end, line, col,
                  h.message + note, tuple(fixes), h.confidence, uses)
             review = next((x.review for x in hits if x.review), "")
             raw.append((f, uf.find(h.key), re.sub(r"\bat line (\d+)", rf"at {where}:\1", review) if review else ""))

@@ -50,7 +50,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
                 n_expected = 4 if self.tx[k].endswith("_sync") else 3
                 if len(args) == n_expected:
                     wa, wb = args[-1]
-                    v = int_value(self.tx[wa]) if wb == wa + 1 and self.toks[wa].kind == NUM else None
+                    v = int_value(self.tx[wa]) if wb == wa + 1 and self.kd[wa] == NUM else None
                     if v is not None and v <= 32:
                         out.append((k + 1, self.pairs[k + 1]))
         return out
@@ -71,14 +71,14 @@ class DeviceRules(DeviceForms, Lane0Rules):
         if self.in_sub_warp(k):
             return True
         s = self.stmt_start(k, a)
-        name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
+        name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.kd[q] == ID), None)
         if name_i is None:
             return False
         name = self.tx[name_i]
         if self.uses_index is None:
             self.uses_index = {}
             for q in range(a, b):
-                if self.toks[q].kind == ID:
+                if self.kd[q] == ID:
                     self.uses_index.setdefault(self.tx[q], []).append(q)
         uses = [q for q in self.uses_index.get(name, []) if q != name_i]
         return bool(uses) and all(self.in_sub_warp(q) for q in uses)
@@ -104,7 +104,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
                     self.tid.add(name)
             if ns & BALLOT_CALLS or ns & self.ballot or self.group_ballot(k + 2, e, a, b):
                 self.ballot.add(name)
-            if e == k + 3 and self.toks[k + 2].kind == NUM and int_value(self.tx[k + 2]) == FULL32:
+            if e == k + 3 and self.kd[k + 2] == NUM and int_value(self.tx[k + 2]) == FULL32:
                 self.maskvars[name] = k + 2
 
     def assigned_names(self, a: int, b: int) -> list[tuple[int, int, set[str]]]:
@@ -116,7 +116,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
         return got
 
     def detect_device(self, f: Func, a: int, b: int, key: str) -> None:
-        toks = self.toks
+        kd = self.kd
         tx = self.tx
         trig = self.device_triggers
         # masks and ballot types are their own value: widening them is right whatever the lane ids do,
@@ -128,11 +128,11 @@ class DeviceRules(DeviceForms, Lane0Rules):
                                                 if w in trig or (w[:1].isdigit() and int_value(w) in TRIG_NUMS)))
         words = self._trig_words[1]
         for k in [j for j in range(a, b) if tx[j] in words]:
-            t = toks[k]
-            x = t.text
+            kind = kd[k]
+            x = tx[k]
             # W64-16: full-warp test on a 32-bit mask
-            if (t.kind == NUM and int_value(x) == FULL32 and self.tx[k - 1] in ("==", "!=")) or (
-                    t.kind == NUM and int_value(x) == FULL32 and self.tx[k + 1] in ("==", "!=")):
+            if (kind == NUM and int_value(x) == FULL32 and self.tx[k - 1] in ("==", "!=")) or (
+                    kind == NUM and int_value(x) == FULL32 and self.tx[k + 1] in ("==", "!=")):
                 other = self.compare_other_side(k, a, b)
                 if other is not None and (self.names(*other) & (BALLOT_CALLS | self.ballot)):
                     self.needs.mask_t = True
@@ -153,7 +153,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
                         for q in range(sa, sb):
                             if self.tx[q] == "%" and self.is_int(q + 1, 32):
                                 lit = q + 1
-                    if lit is not None and self.toks[lit].text not in self.w32_consts:
+                    if lit is not None and self.tt[lit] not in self.w32_consts:
                         is31 = self.is_int(lit, 31)
                         self.add(Hit("W64-23", lit,
                                      [self.edit(lit, "63" if is31 else "64", "W64-23")],
@@ -214,9 +214,9 @@ class DeviceRules(DeviceForms, Lane0Rules):
                                  "Warp id computed with >> 5 (32 lanes): a 64-lane wavefront is counted as two warps.",
                                  key), claim=[k, k + 1])
             # W64-03: 32-bit full mask passed to a *_sync builtin
-            if t.kind == NUM and int_value(x) == FULL32 and self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS:
+            if kind == NUM and int_value(x) == FULL32 and self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS:
                 self.mask_literal_hit(k, mkey, "passed to " + self.tx[k - 2])
-            if t.kind == ID and x in SYNC_CALLS and self.tx[k + 1] == "(":
+            if kind == ID and x in SYNC_CALLS and self.tx[k + 1] == "(":
                 first = self.split_args(k + 1)
                 if first:
                     fa, fb = first[0]
@@ -228,7 +228,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
             if x == "ballot" and self.tx[k - 1] == "." and self.tx[k - 3] == "=" and self.group_ballot(k - 2, k + 1, a, b):
                 self.narrow_mask_name(self.tx[k - 4], f.index, mkey, "holds a coalesced group's ballot")
             # W64-04: ballot stored in 32 bits; __popc/__ffs/__clz of a ballot
-            if t.kind == ID and x in BALLOT_CALLS and self.tx[k - 1] == "=" and self.toks[k - 2].kind == ID:
+            if kind == ID and x in BALLOT_CALLS and self.tx[k - 1] == "=" and self.kd[k - 2] == ID:
                 s, _ = self.stmt_bounds(k - 2, a, b)
                 span = self.narrow_type_span(s, k - 2)
                 if span is not None:
@@ -243,7 +243,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
             # W64-04: two 32-lane ballots joined into one 64-bit word, `(uint64_t)hi << 32 | lo`
             if x == "<<" and self.is_int(k + 1, 32) and self.tx[k + 2] not in ("-", "+", "*", "/", "%"):
                 self.ballot_join(k, a, b, mkey)
-            if t.kind == ID and x in BITCOUNT and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
+            if kind == ID and x in BITCOUNT and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 ca, cb = k + 2, self.pairs[k + 1]
                 ns = self.names(ca, cb)
                 if ns & BALLOT_CALLS or ns & self.ballot:
@@ -253,7 +253,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
                                  f"{x} takes 32 bits: on a 64-bit ballot it ignores lanes 32-63"
                                  + (" (__ffs is even ambiguous)." if x == "__ffs" else "."), mkey))
             # W64-05: 1u << lane
-            if t.kind == NUM and int_value(x) == 1 and self.tx[k + 1] == "<<" and "." not in x:
+            if kind == NUM and int_value(x) == 1 and self.tx[k + 1] == "<<" and "." not in x:
                 ea = k + 2
                 eb = self.right_operand_end(ea, b)
                 if self.laneish(ea, eb) or self.tx[ea] in self.lane:
@@ -298,7 +298,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
                 self.guard(k, key)
             if x in self.macro_keys:
                 self.links.append((key, f"macro:{x}"))
-            if t.kind == ID and x in self.mask_consts:
+            if kind == ID and x in self.mask_consts:
                 self.links.append((key, f"mask:{x}"))
 
     def wide_literal(self, k: int) -> bool:
@@ -318,7 +318,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
         w = [] if wide else [self.edit(k, "1ull", "W64-05")]
         p = [] if wide else [self.edit(k, "lane_mask_t{1}", "W64-05")]
         s = self.stmt_start(k, a)
-        name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
+        name_i = next((q for q in range(s, k) if self.tx[q + 1] == "=" and self.kd[q] == ID), None)
         claim = [k]
         if name_i is not None:
             span = self.narrow_type_span(s, name_i)
@@ -340,7 +340,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
         """`g.ballot(...)` in [ea, eb) on a coalesced group (its ballot spans the wavefront: 64 bits);
         a tile of 32 or fewer lanes is a sub-group and its ballot fits 32 bits."""
         for q in range(ea, eb):
-            if self.tx[q] == "ballot" and self.tx[q - 1] == "." and self.toks[q - 2].kind == ID:
+            if self.tx[q] == "ballot" and self.tx[q - 1] == "." and self.kd[q - 2] == ID:
                 g = self.tx[q - 2]
                 for z in range(a, b):
                     if self.tx[z] == g and self.tx[z - 1] in ("coalesced_group", "auto") and (
@@ -367,7 +367,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
         if facts[0]:
             return True
         s = self.stmt_start(k, a)
-        name = next((self.tx[q] for q in range(s, k) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
+        name = next((self.tx[q] for q in range(s, k) if self.tx[q + 1] == "=" and self.kd[q] == ID), None)
         return name is not None and name in facts[1]
 
     def mask_literal_hit(self, k: int, key: str, where: str) -> None:
@@ -412,7 +412,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
             return True
         if "__shared__" in words and any(self.tx[q] == "[" for q in range(s, k)):
             return True
-        if self.tx[k - 1] == "<" and self.toks[k - 2].kind == ID and self.tx[k + 1] in (">", ","):
+        if self.tx[k - 1] == "<" and self.kd[k - 2] == ID and self.tx[k + 1] in (">", ","):
             return True
         return False
 

@@ -23,38 +23,37 @@ from .lex import ID, NUM, int_value
 
 class FileRules(Base):
     def collect_constants(self) -> None:
-        toks = self.toks
-        n = len(toks)
+        kd, pp, tt = self.kd, self.pp, self.tt
+        n = self.n
         # tokens spelled `define` or followed by `=`, in order
         for i in sorted(set(self.positions(("define",))) | {p - 1 for p in self.positions(("=",)) if p >= 1}):
-            t = toks[i]
             # #define NAME 32 / #define NAME (32)
-            if t.pp >= 0 and t.text == "define" and i + 2 < n and toks[i + 1].pp == t.pp and toks[i + 1].kind == ID:
-                name = toks[i + 1].text
-                body = [k for k in range(i + 2, min(n, i + 8)) if toks[k].pp == t.pp]
-                vals = [k for k in body if toks[k].kind == NUM]
-                if len(vals) == 1 and all(toks[k].text in ("(", ")") or k == vals[0] for k in body):
-                    v = int_value(toks[vals[0]].text)
+            if pp[i] >= 0 and tt[i] == "define" and i + 2 < n and pp[i + 1] == pp[i] and kd[i + 1] == ID:
+                name = tt[i + 1]
+                body = [k for k in range(i + 2, min(n, i + 8)) if pp[k] == pp[i]]
+                vals = [k for k in body if kd[k] == NUM]
+                if len(vals) == 1 and all(tt[k] in ("(", ")") or k == vals[0] for k in body):
+                    v = int_value(tt[vals[0]])
                     if v == 32 and WARPISH.search(name):
                         self.w32_consts[name] = vals[0]
-                    elif v == FULL32 and _hex8(toks[vals[0]].text):
+                    elif v == FULL32 and _hex8(tt[vals[0]]):
                         self.mask_consts[name] = vals[0]
             # constexpr|const [static] T NAME = 32 ;   enum { NAME = 32 }
-            if t.pp < 0 and t.kind == ID and self.tx[i + 1] == "=" and i + 3 < n and toks[i + 2].kind == NUM \
+            if pp[i] < 0 and kd[i] == ID and self.tx[i + 1] == "=" and i + 3 < n and kd[i + 2] == NUM \
                     and self.tx[i + 3] in (";", ",", "}"):
-                v = int_value(toks[i + 2].text)
+                v = int_value(tt[i + 2])
                 prev = {self.tx[k] for k in range(max(0, i - 5), i)}
                 constish = bool(prev & {"constexpr", "const", "enum"}) or self.tx[i - 1] in ("{", ",")
                 fi = self.owner[i]
                 host = fi >= 0 and not self.funcs[fi].device
                 declares = self.tx[i - 1] in TYPE_WORDS or self.tx[i - 1] in ("const", ",")
-                if v == 32 and WARPISH.search(t.text) and host and declares:
-                    self.host_vars[t.text] = i + 2  # `int devID, warp_size = 32;` (roles.host_variables)
-                elif v == 32 and WARPISH.search(t.text) and constish:
-                    self.w32_consts[t.text] = i + 2
-                elif v == FULL32 and _hex8(toks[i + 2].text) and prev & {"constexpr", "const"} \
+                if v == 32 and WARPISH.search(tt[i]) and host and declares:
+                    self.host_vars[tt[i]] = i + 2  # `int devID, warp_size = 32;` (roles.host_variables)
+                elif v == 32 and WARPISH.search(tt[i]) and constish:
+                    self.w32_consts[tt[i]] = i + 2
+                elif v == FULL32 and _hex8(tt[i + 2]) and prev & {"constexpr", "const"} \
                         and self.owner[i] < 0:
-                    self.mask_consts[t.text] = i + 2
+                    self.mask_consts[tt[i]] = i + 2
 
     def collect_lane_helpers(self) -> None:
         for f in self.funcs:
@@ -75,15 +74,14 @@ class FileRules(Base):
                         self.tid_funcs.add(f.name)  # `static DEVICE int Tid() { return threadIdx.x; }`
         # macros: #define LANE (threadIdx.x % 32)
         for i in self.positions(("define",)):
-            t = self.toks[i]
-            if t.pp >= 0 and i + 1 < len(self.toks) and self.toks[i + 1].kind == ID:
-                body = [k for k in range(i + 2, min(len(self.toks), i + 20)) if self.toks[k].pp == t.pp]
+            if self.pp[i] >= 0 and i + 1 < self.n and self.kd[i + 1] == ID:
+                body = [k for k in range(i + 2, min(self.n, i + 20)) if self.pp[k] == self.pp[i]]
                 if body and self.laneish(body[0], body[-1] + 1) and self.names(body[0], body[-1] + 1) & TID_WORDS:
-                    self.macro_lane.add(self.toks[i + 1].text)
+                    self.macro_lane.add(self.tt[i + 1])
 
     def directives(self) -> None:
-        toks = self.toks
-        n = len(toks)
+        en, pp, st, tt = self.en, self.pp, self.st, self.tt
+        n = self.n
         i = 0
         hashes = self.positions(("#",))  # every other token is stepped over: go from one `#` to the next
         h = 0
@@ -93,12 +91,11 @@ class FileRules(Base):
             if h == len(hashes):
                 break
             i = hashes[h]
-            t = toks[i]
-            if t.pp >= 0 and t.text == "#" and i + 1 < n and toks[i + 1].pp == t.pp:
-                d = toks[i + 1].text
+            if pp[i] >= 0 and tt[i] == "#" and i + 1 < n and pp[i + 1] == pp[i]:
+                d = tt[i + 1]
                 j = i + 2
                 end = j
-                while end < n and toks[end].pp == t.pp:
+                while end < n and pp[end] == pp[i]:
                     end += 1
                 if d in ("if", "elif"):
                     for q in range(j, end):
@@ -114,16 +111,16 @@ class FileRules(Base):
                                          "__AMDGCN_WAVEFRONT_SIZE is deprecated and removed in recent ROCm: "
                                          "#if on it silently picks 32.", f"w32sel:{i}"),
                                      claim=[z for z in range(q - 2, q + 2)
-                                            if self.toks[z].start >= e.start and self.toks[z].end <= e.end])
+                                            if self.st[z] >= e.start and self.en[z] <= e.end])
                 if d in ("ifdef", "if") and self.wave32:
                     names = self.names(j, end)
                     if "__HIP_PLATFORM_AMD__" in names or "__HIP_PLATFORM_HCC__" in names:
                         # does the branch define a warp constant of 64?
                         q = end
-                        while q < n and not (toks[q].pp >= 0 and self.tx[q] == "#" and self.tx[q + 1] in ("else", "elif", "endif")):
-                            if toks[q].pp >= 0 and self.tx[q] == "define" and WARPISH.search(self.tx[q + 1]) \
+                        while q < n and not (pp[q] >= 0 and self.tx[q] == "#" and self.tx[q + 1] in ("else", "elif", "endif")):
+                            if pp[q] >= 0 and self.tx[q] == "define" and WARPISH.search(self.tx[q + 1]) \
                                     and self.is_int(q + 2, 64):
-                                e = Edit(toks[i].start, toks[end - 1].end,
+                                e = Edit(st[i], en[end - 1],
                                          "#if defined(__GFX8__) || defined(__GFX9__)", "W64-22")
                                 self.add(Hit("W64-22", i + 1, None, [e], "", "select 64 by __GFX8__/__GFX9__",
                                              "Warp size 64 chosen for every AMD target: RDNA (gfx10/11/12) in this "
@@ -138,11 +135,10 @@ class FileRules(Base):
     def macro_ids(self) -> None:
         """`#define LANE (threadIdx.x & 31)` / `#define WARP_ID (threadIdx.x / 32)`: findings in the macro."""
         for i in self.positions(("define",)):
-            t = self.toks[i]
-            if t.pp < 0 or i + 1 >= len(self.toks) or self.toks[i + 1].kind != ID:
+            if self.pp[i] < 0 or i + 1 >= self.n or self.kd[i + 1] != ID:
                 continue
             name = self.tx[i + 1]
-            body = [k for k in range(i + 2, min(len(self.toks), i + 40)) if self.toks[k].pp == t.pp]
+            body = [k for k in range(i + 2, min(self.n, i + 40)) if self.pp[k] == self.pp[i]]
             if not body:
                 continue
             ba, bb = body[0], body[-1] + 1
@@ -174,11 +170,11 @@ class FileRules(Base):
             if any(self.tx[k - 1] == "(" and self.tx[k - 2] in SYNC_CALLS for k in self.positions((name,))):
                 self.needs.mask_t = True
                 s = lit
-                while s > 0 and self.toks[s - 1].pp < 0 and self.tx[s - 1] not in (";", "{", "}"):
+                while s > 0 and self.pp[s - 1] < 0 and self.tx[s - 1] not in (";", "{", "}"):
                     s -= 1
                 w = [self.edit(lit, "0xffffffffffffffffull", "W64-03")]
                 p = [self.edit(lit, "(~lane_mask_t{0})", "W64-03")]
-                if self.toks[lit].pp < 0:
+                if self.pp[lit] < 0:
                     span = self.narrow_type_span(s, lit - 2)
                     if span is not None:
                         self.widen(span, "W64-03", w, p)
@@ -187,15 +183,14 @@ class FileRules(Base):
                              "widened naively it would drop lanes 32-63.", f"mask:{name}"))
         # W64-19: __launch_bounds__(T, MIN)
         for k in self.positions(FILE_TRIGGERS):
-            t = self.toks[k]
-            if t.text == "__launch_bounds__" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
+            if self.tt[k] == "__launch_bounds__" and self.tx[k + 1] == "(" and (k + 1) in self.pairs:
                 args = self.split_args(k + 1)
                 if len(args) == 2:
                     comma = args[0][1]
-                    end = self.toks[args[1][1] - 1].end
-                    e = Edit(self.toks[comma].start, end, "", "W64-19")
-                    n_text = self.text[self.toks[args[1][0]].start:end].strip()
-                    pe = Edit(self.toks[comma].start, end, f" HIPPORT_CUDA_MIN_BLOCKS({n_text})", "W64-19")
+                    end = self.en[args[1][1] - 1]
+                    e = Edit(self.st[comma], end, "", "W64-19")
+                    n_text = self.text[self.st[args[1][0]]:end].strip()
+                    pe = Edit(self.st[comma], end, f" HIPPORT_CUDA_MIN_BLOCKS({n_text})", "W64-19")
                     self.needs.min_blocks = True
                     self.add(Hit("W64-19", comma + 1, [e], [pe], "drop the minimum-blocks argument",
                                  "keep the minimum-blocks argument on NVIDIA only",
@@ -203,7 +198,7 @@ class FileRules(Base):
                                  "not minimum blocks per SM: CUDA values can force register caps and spills.",
                                  f"perf:{k}", "high"), claim=range(comma, args[1][1]))
             # W64-21: CUB warp storage sized with 32
-            if t.text == "TempStorage" and self.toks[k + 1].kind == ID and self.tx[k + 2] == "[" and (k + 2) in self.pairs:
+            if self.tt[k] == "TempStorage" and self.kd[k + 1] == ID and self.tx[k + 2] == "[" and (k + 2) in self.pairs:
                 for q in range(k + 3, self.pairs[k + 2]):
                     if self.tx[q] == "/" and self.is_int(q + 1, 32):
                         key = f"fn:{self.owner[k]}" if self.owner[k] >= 0 else f"cub:{k}"
@@ -213,10 +208,10 @@ class FileRules(Base):
                                      "threadIdx.x / warpSize",
                                      "CUB/hipCUB warp TempStorage sized with 32 lanes per warp: hipCUB's logical "
                                      "warp is the 64-lane wavefront on gfx9, so storage and warp ids disagree.", key))
-            if self.owner[k] < 0 and t.pp < 0 and t.text in ("==", "!="):
+            if self.owner[k] < 0 and self.pp[k] < 0 and self.tt[k] in ("==", "!="):
                 self.guard(k, "file")
             # W64-09 at file scope (constexpr int W = warpSize; template defaults)
-            if t.text == "warpSize" and self.owner[k] < 0 and t.pp < 0 and self.rocm >= (7, 0) \
+            if self.tt[k] == "warpSize" and self.owner[k] < 0 and self.pp[k] < 0 and self.rocm >= (7, 0) \
                     and not self.default_argument(k):
                 self.needs.ws = True
                 self.add(Hit("W64-09", k, [self.edit(k, "64", "W64-09")], [self.edit(k, "HIPPORT_WS", "W64-09")],
@@ -235,9 +230,8 @@ class FileRules(Base):
         `#ifdef USE_ROCM` would leave `lane_mask_t` undefined in the other branch."""
         directives: list[tuple[int, str, int]] = []  # (token index of '#', directive word, line end offset)
         for k in self.positions(("#",)):
-            t = self.toks[k]
-            if t.pp >= 0 and t.text == "#" and (k == 0 or self.toks[k - 1].pp != t.pp) and k + 1 < len(self.toks):
-                line_end = self.text.find("\n", self.toks[k + 1].start)
+            if self.pp[k] >= 0 and self.tt[k] == "#" and (k == 0 or self.pp[k - 1] != self.pp[k]) and k + 1 < self.n:
+                line_end = self.text.find("\n", self.st[k + 1])
                 while line_end > 0 and self.text[line_end - 1] == "\\":
                     nxt = self.text.find("\n", line_end + 1)
                     line_end = nxt if nxt >= 0 else -1
@@ -261,7 +255,7 @@ class FileRules(Base):
                         first_inc = end
                     pending = None
             elif word == "include":
-                spelled = self.text[self.toks[k + 1].end:end]
+                spelled = self.text[self.en[k + 1]:end]
                 runtime = bool(re.search(r"cuda_runtime|hip_runtime|cuda\.h|<hip/", spelled))
                 if depth <= base:
                     if runtime:

@@ -59,7 +59,7 @@ class DeviceForms(MaskRules):
         if any(self.tx[q] == "TempStorage" for q in range(s, e)):
             return  # W64-21
         q = k
-        while q < e and not (self.toks[q].kind == ID and self.tx[q + 1] == "["):
+        while q < e and not (self.kd[q] == ID and self.tx[q + 1] == "["):
             q += 1
         if q >= e or (q + 1) not in self.pairs:
             return
@@ -141,17 +141,17 @@ class DeviceForms(MaskRules):
         _, e = self.stmt_bounds(k, a, b)
         if self.tx[e] != ";" or self.tx[s] in ("for", "if", "while", "return"):
             return
-        start, end = self.toks[s].start, self.toks[e].end
-        masks = [q for q in range(s, e + 1) if self.toks[q].kind == NUM and int_value(self.tx[q]) == FULL32]
+        start, end = self.st[s], self.en[e]
+        masks = [q for q in range(s, e + 1) if self.kd[q] == NUM and int_value(self.tx[q]) == FULL32]
 
         def copy(mask_text: str) -> str:
             """The statement with offset 32 and the mask literal widened like the rest of the group."""
             out = []
             pos = start
             for q in sorted([*masks, oa]):
-                out.append(self.text[pos:self.toks[q].start])
+                out.append(self.text[pos:self.st[q]])
                 out.append("32" if q == oa else mask_text)
-                pos = self.toks[q].end
+                pos = self.en[q]
             out.append(self.text[pos:end])
             return "".join(out)
 
@@ -198,8 +198,8 @@ class DeviceForms(MaskRules):
             return
         stmt = self.text_of(ss, se + 1)
         step32 = re.sub(r"\b16\b", "32", stmt)
-        line_start = self.text.rfind("\n", 0, self.toks[k].start) + 1
-        indent = self.text[line_start:self.toks[k].start]
+        line_start = self.text.rfind("\n", 0, self.st[k]) + 1
+        indent = self.text[line_start:self.st[k]]
         indent = indent if indent.strip() == "" else ""
         nl = "\r\n" if "\r\n" in self.text[:200] else "\n"
         syncw = "__syncwarp();"
@@ -230,7 +230,7 @@ class DeviceForms(MaskRules):
         if self.tx[q] != "(" or q not in self.pairs:
             return
         rp = self.pairs[q]
-        strs = [self.tx[z] for z in range(q, rp) if self.toks[z].kind == STR]
+        strs = [self.tx[z] for z in range(q, rp) if self.kd[z] == STR]
         if not strs or not PTX_WARP.search(strs[0]):
             return
         w: list[Edit] | None = None
@@ -238,11 +238,11 @@ class DeviceForms(MaskRules):
         call = "__lane_id()" if m is None or m.group(1) == "laneid" else f"__{m.group(1)}()"
         var = ""
         if m:
-            outs = [z for z in range(q, rp) if self.toks[z].kind == STR and self.tx[z].startswith('"=r"')]
+            outs = [z for z in range(q, rp) if self.kd[z] == STR and self.tx[z].startswith('"=r"')]
             if outs and self.tx[outs[0] + 1] == "(" and outs[0] + 1 in self.pairs:
                 z = outs[0] + 1
                 var = self.text_of(z + 1, self.pairs[z])
-                w = [Edit(self.toks[k].start, self.toks[rp].end, f"{var} = {call}", "W64-15")]
+                w = [Edit(self.st[k], self.en[rp], f"{var} = {call}", "W64-15")]
         if w and call != "__lane_id()" and self.owner[k] >= 0:
             # HIP's __lanemask_*() are 64-bit: the variable that held the 32-bit PTX mask widens with it
             self.narrow_mask_name(var.strip(), self.owner[k], f"asm:{k}", f"holds {call}")

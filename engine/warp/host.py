@@ -29,7 +29,7 @@ class HostRules(HostFlow):
                 args = self.split_commas(k + 1, end)
                 if len(args) >= 2:
                     ba, bb = args[1]
-                    if bb == ba + 1 and self.toks[ba].kind == ID:
+                    if bb == ba + 1 and self.kd[ba] == ID:
                         block_names.add(self.tx[ba])
                     self.block_literal(ba, bb)
                     self.launch_width(a, b, k, ba, bb, key)
@@ -37,26 +37,25 @@ class HostRules(HostFlow):
                 args = self.split_args(k + 1)
                 if len(args) >= 3:
                     ba, bb = args[2]
-                    if bb == ba + 1 and self.toks[ba].kind == ID:
+                    if bb == ba + 1 and self.kd[ba] == ID:
                         block_names.add(self.tx[ba])
                     self.block_literal(ba, bb)
         trig = HOST_TRIGGERS
         for k in [j for j in range(a, b) if tx[j] in trig or tx[j] == "32"]:
             x = self.tx[k]
-            t = self.toks[k]
             # dim3 block(32) used as a launch's block
-            if x == "dim3" and self.toks[k + 1].kind == ID and self.tx[k + 2] == "(" and self.tx[k + 1] in block_names:
+            if x == "dim3" and self.kd[k + 1] == ID and self.tx[k + 2] == "(" and self.tx[k + 1] in block_names:
                 self.block_literal(k + 3, self.pairs.get(k + 2, k + 3))
             # host launch math with 32
-            if t.kind == NUM and int_value(x) == 32 and "." not in x:
+            if self.kd[k] == NUM and int_value(x) == 32 and "." not in x:
                 other = None
-                if self.tx[k - 1] == "*" and self.toks[k - 2].kind == ID:
+                if self.tx[k - 1] == "*" and self.kd[k - 2] == ID:
                     other = self.tx[k - 2]
                     mode = "mul"
-                elif self.tx[k + 1] == "*" and self.toks[k + 2].kind == ID:
+                elif self.tx[k + 1] == "*" and self.kd[k + 2] == ID:
                     other = self.tx[k + 2]
                     mode = "mul"
-                elif (self.tx[k - 1] == "/" and self.toks[k - 2].kind in (ID,)) or (self.tx[k - 1] == "/" and self.tx[k - 2] == ")"):
+                elif (self.tx[k - 1] == "/" and self.kd[k - 2] in (ID,)) or (self.tx[k - 1] == "/" and self.tx[k - 2] == ")"):
                     la, lb = self.left_operand(k - 1, a)
                     ns = self.names(la, lb)
                     if any(HOST_THREADS.search(n) for n in ns) or "blockDim" in ns:
@@ -74,7 +73,7 @@ class HostRules(HostFlow):
                                  "has 64, so thread counts, warp counts or shared-memory sizes disagree with the "
                                  "kernel.", key, "medium", review=review))
             # a warp-size constant used on the host is one of the constant's uses (roles.py)
-            if t.kind == ID and x in ("warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__") \
+            if self.kd[k] == ID and x in ("warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__") \
                     and self.tx[k - 1] not in (".", "->") and (x != "warpSize" or self.rocm >= (7, 0)) \
                     and x not in self.host_vars and x not in self.w32_consts:  # a local `int warpSize = 32;`
                 self.needs.host_ws = True
@@ -94,8 +93,8 @@ class HostRules(HostFlow):
             self.tx[q] == "[" for q in range(s, k)) and self.tx[k - 1] != "<"
 
     def block_literal(self, a: int, b: int) -> None:
-        lits = [q for q in range(a, b) if self.toks[q].kind == NUM]
-        if not lits or any(self.toks[q].kind == ID and self.tx[q] != "dim3" for q in range(a, b)):
+        lits = [q for q in range(a, b) if self.kd[q] == NUM]
+        if not lits or any(self.kd[q] == ID and self.tx[q] != "dim3" for q in range(a, b)):
             return
         prod = 1
         for q in lits:
@@ -151,7 +150,7 @@ class HostRules(HostFlow):
                 and self.tx[q + 1] not in ("/", "%")]
         if lits and all(self.tx[q] not in ("+", "-") for q in range(ba, bb)):
             return lits[0]
-        if bb == ba + 1 and self.toks[ba].kind == ID:
+        if bb == ba + 1 and self.kd[ba] == ID:
             name = self.tx[ba]
             for q in range(k - 1, a, -1):  # the nearest definition before the launch
                 if self.tx[q] != name or self.tx[q - 1] in (".", "->"):
@@ -175,7 +174,7 @@ class HostRules(HostFlow):
         if self.tx[s] not in ("int", "unsigned", "const", "size_t") or self.tx[k + 1] != ";":
             return False
         q = next((z - 1 for z in range(s, k) if self.tx[z] == "="), None)
-        if q is None or self.toks[q].kind != ID:
+        if q is None or self.kd[q] != ID:
             return False
         name = self.tx[q]
         uses = [r for r in range(a, b) if r != q and self.tx[r] == name and self.tx[r - 1] not in (".", "->")]

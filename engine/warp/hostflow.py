@@ -33,7 +33,7 @@ class HostFlow(Base):
         for pos, (name, q) in enumerate(chain):
             consumer = chain[pos - 1][1] if pos else None
             for r in range(a, b):
-                if r == q or self.tx[r] != name or self.toks[r].kind != ID or self.tx[r - 1] in (".", "->"):
+                if r == q or self.tx[r] != name or self.kd[r] != ID or self.tx[r - 1] in (".", "->"):
                     continue
                 if consumer is not None and self.inside_definition(r, consumer):
                     continue
@@ -50,7 +50,7 @@ class HostFlow(Base):
         if self.tx[q + 1] in ("(", "{") and (q + 1) in self.pairs:
             return q + 1 < r < self.pairs[q + 1]
         if self.tx[q + 1] == "=":
-            return q + 1 < r <= self.scan_to(q + 2, len(self.toks), (";", ","))
+            return q + 1 < r <= self.scan_to(q + 2, self.n, (";", ","))
         return False
 
     def launch_block_of(self, r: int, a: int) -> bool:
@@ -63,7 +63,7 @@ class HostFlow(Base):
             q -= 1
         if self.tx[q] != "<<<":
             return None
-        args = self.split_commas(q + 1, self.scan_to(q + 1, len(self.toks), (">>>",)))
+        args = self.split_commas(q + 1, self.scan_to(q + 1, self.n, (">>>",)))
         return q if len(args) >= 2 and args[1] == (r, r + 1) else None
 
     def launch_kernel(self, r: int, a: int) -> str:

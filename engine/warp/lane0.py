@@ -140,7 +140,7 @@ class Lane0Rules(Base):
             if len(args) not in (vi + 2, vi + 3):
                 return None
             (va, vb), (oa, ob) = args[vi], args[vi + 1]
-            if not (ob == oa + 1 and self.tx[oa] == fl.var and vb == va + 1 and self.toks[va].kind == ID):
+            if not (ob == oa + 1 and self.tx[oa] == fl.var and vb == va + 1 and self.kd[va] == ID):
                 return None  # the offset is not the loop variable, or the value is not a plain variable
             values.add(self.tx[va])
             widths.add(tuple(self.tx[z] for z in range(*args[vi + 2])) if len(args) == vi + 3 else ())
@@ -199,22 +199,22 @@ class Lane0Rules(Base):
         if t in ([*wt, ">>", "1"], [*wt, "/", "2"], ["(", *wt, ")", ">>", "1"], ["(", *wt, ")", "/", "2"]):
             return True
         wv = int_value(wt[0]) if len(wt) == 1 and wt[0][:1].isdigit() else None
-        return wv is not None and b == a + 1 and self.toks[a].kind == NUM and int_value(t[0]) == wv // 2
+        return wv is not None and b == a + 1 and self.kd[a] == NUM and int_value(t[0]) == wv // 2
 
     # ---- the store
 
     def memory_target(self, s: int, eq: int, a: int, b: int) -> bool:
         """Tokens [s, eq) name memory other lanes can see: `p[i]`, `*p`, `p->f` (not a declaration, not a
         per-thread local array)."""
-        if self.toks[s].kind == ID and self.toks[s + 1].kind == ID:
+        if self.kd[s] == ID and self.kd[s + 1] == ID:
             return False  # `float t = v;` declares
         if self.tx[s] == "*" or "->" in self.tx[s:eq]:
             return True
-        if self.toks[s].kind != ID or self.tx[s + 1] != "[":
+        if self.kd[s] != ID or self.tx[s + 1] != "[":
             return False
         name = self.tx[s]
         for z in range(a, b):  # a local array (declared here without __shared__) is per-thread
-            if self.tx[z] == name and self.tx[z + 1] == "[" and self.toks[z - 1].kind == ID \
+            if self.tx[z] == name and self.tx[z + 1] == "[" and self.kd[z - 1] == ID \
                     and self.tx[z - 1] not in ("return", "case"):
                 st = self.stmt_start(z, a)
                 return "__shared__" in self.tx[st:z]
@@ -231,7 +231,7 @@ class Lane0Rules(Base):
         if got is not None:
             return got
         ha, hb = f.header
-        names = {self.tx[z] for z in range(ha, hb) if self.toks[z].kind == ID and self.tx[z + 1] in (",", ")")
+        names = {self.tx[z] for z in range(ha, hb) if self.kd[z] == ID and self.tx[z + 1] in (",", ")")
                  and (LANEISH.match(self.tx[z]) or self.tx[z] in ("tid", "tx", "thread_id"))}
         assigns = [(k, e) for _s, k, e in self.assignments(a, b)]
         for _ in range(3):

@@ -23,7 +23,7 @@ class MaskRules(Base):
         if not tx:
             return False
         if len(tx) == 1:
-            return self.toks[a].kind == NUM and int_value(tx[0]) == FULL32 and not tx[0].lower().endswith("ll")
+            return self.kd[a] == NUM and int_value(tx[0]) == FULL32 and not tx[0].lower().endswith("ll")
         if tx[0] in NARROW_TYPES | {"uint32_t", "unsigned"}:  # uint32_t(-1), (unsigned)-1, (unsigned int)~0
             tx = [x for x in tx if x not in NARROW_TYPES | {"uint32_t"}]
         if len(tx) == 2 and tx[0] in ("~", "-") and int_value(tx[1]) in (0, 1):
@@ -34,34 +34,33 @@ class MaskRules(Base):
     def sync_masks(self) -> None:
         """Every *_sync call in function bodies and macro bodies: its first argument as a mask."""
         for k in self.positions(SYNC_CALLS):
-            t = self.toks[k]
-            if t.kind != ID or t.text not in SYNC_CALLS or self.tx[k + 1] != "(" or (k + 1) not in self.pairs:
+            if self.kd[k] != ID or self.tt[k] not in SYNC_CALLS or self.tx[k + 1] != "(" or (k + 1) not in self.pairs:
                 continue
             args = self.split_args(k + 1)
             if not args:
                 continue
             fa, fb = args[0]
             fi = self.owner[k]
-            key = f"masks:{fi}" if fi >= 0 else f"macro:{self.macro_name(k)}" if t.pp >= 0 else f"mask:{k}"
-            if self.full_mask32(fa, fb) and not (fb == fa + 1 and self.toks[fa].kind == NUM and fi >= 0):
+            key = f"masks:{fi}" if fi >= 0 else f"macro:{self.macro_name(k)}" if self.pp[k] >= 0 else f"mask:{k}"
+            if self.full_mask32(fa, fb) and not (fb == fa + 1 and self.kd[fa] == NUM and fi >= 0):
                 # (a plain literal in a function body is detect_device's W64-03)
                 self.needs.mask_t = True
-                where = f"in macro {self.macro_name(k)}" if t.pp >= 0 else f"passed to {t.text}"
+                where = f"in macro {self.macro_name(k)}" if self.pp[k] >= 0 else f"passed to {self.tt[k]}"
                 self.add(Hit("W64-03", fa, [self.edit(fa, W64_MASK, "W64-03", fb - 1)],
                              [self.edit(fa, PORT_MASK, "W64-03", fb - 1)], "64-bit full mask",
                              "full mask ~lane_mask_t{0}",
                              f"32-bit full mask {where}: ROCm >= 7.0 rejects it (static_assert: the mask must be a "
                              "64-bit integer); widened naively it would drop lanes 32-63.", key, end_anchor=fb - 1),
                          claim=range(fa, fb))
-            elif fb == fa + 1 and self.toks[fa].kind == ID and fi >= 0:
-                self.narrow_mask_name(self.tx[fa], fi, key, f"is the mask of {t.text}")
+            elif fb == fa + 1 and self.kd[fa] == ID and fi >= 0:
+                self.narrow_mask_name(self.tx[fa], fi, key, f"is the mask of {self.tt[k]}")
 
     def narrow_mask_name(self, name: str, fi: int, key: str, why: str) -> None:
         """Widen the 32-bit declaration (parameter or local) of the mask or ballot variable `name`."""
         f = self.funcs[fi]
         for a, b in (f.header, (f.body[0] + 1, f.body[1])):
             for q in range(a, b):
-                if self.tx[q] != name or self.toks[q].kind != ID:
+                if self.tx[q] != name or self.kd[q] != ID:
                     continue
                 span = self.declarator_type(q, a)
                 if span is None:
@@ -98,12 +97,12 @@ class MaskRules(Base):
                 continue
             e = self.scan_to(q + 2, b, (";", ","))
             for z in range(q + 2, e):
-                if self.toks[z].kind == NUM and int_value(self.tx[z]) == FULL32 and not self.tx[z].lower().endswith("ll"):
+                if self.kd[z] == NUM and int_value(self.tx[z]) == FULL32 and not self.tx[z].lower().endswith("ll"):
                     out.append((z, W64_MASK, PORT_MASK))
                 elif self.is_int(z, 32) and self.tx[z + 1] == "-" and self.tx[z - 1] in ("(", ">>", "<<"):
                     # the mask's own width, not warpSize: on RDNA lane_mask_t is 64-bit with 32 lanes
                     out.append((z, "64", "(sizeof(lane_mask_t) * 8)"))
-                    if self.toks[z + 2].kind == ID:
+                    if self.kd[z + 2] == ID:
                         counts.add(self.tx[z + 2])
         for n in counts:  # `int maskLength = blockSize & 31;`
             for q in range(a, b):
@@ -148,7 +147,7 @@ class MaskRules(Base):
     def ballot_declared_apart(self, k: int, fi: int, key: str) -> None:
         """`q = __ballot_sync(...)` with `uint32_t q;` declared elsewhere in the function."""
         name = self.tx[k - 2]
-        if self.toks[k - 2].kind == ID and self.tx[k - 1] == "=" and self.tx[k] in BALLOT_CALLS:
+        if self.kd[k - 2] == ID and self.tx[k - 1] == "=" and self.tx[k] in BALLOT_CALLS:
             self.narrow_mask_name(name, fi, key, f"holds {self.tx[k]}")
 
     def ballot_join(self, k: int, a: int, b: int, key: str) -> None:
@@ -245,7 +244,7 @@ class MaskRules(Base):
             if self.tx[q] != "=" or self.tx[q - 1] != "]" or (q - 1) not in self.pairs:
                 continue
             lb = self.pairs[q - 1]
-            if self.toks[lb - 1].kind != ID:
+            if self.kd[lb - 1] != ID:
                 continue
             e = self.scan_to(q + 1, b, (";", ","))
             ns = self.names(q + 1, e)
@@ -275,7 +274,7 @@ class MaskRules(Base):
                     ns = self.names(xa, xb)
                     if i < len(params) and (ns & BALLOT_CALLS or ns & held):
                         pa, pb = params[i]
-                        name = next((self.tx[q] for q in range(pb - 1, pa - 1, -1) if self.toks[q].kind == ID
+                        name = next((self.tx[q] for q in range(pb - 1, pa - 1, -1) if self.kd[q] == ID
                                      and self.tx[q + 1] in (",", ")", "=")), None)
                         if name is not None:
                             self.ballot_in.setdefault(g.index, set()).add(name)

@@ -199,8 +199,8 @@ def includer_uses(path: Path | None, text: str, names: frozenset[str], rocm: tup
         an = Analyzer(body, rocm, wave32, dataclasses.replace(facts, path=""))  # its own includers: not read
         an.run()
         rel = os.path.relpath(p, path.parent).replace(os.sep, "/")
-        for k, t in enumerate(an.toks):
-            if t.text in names and t.kind == ID and an.tx[k - 1] not in (".", "->", "define", "ifdef", "ifndef",
-                                                                          "defined", "undef"):
-                out.append((t.text, rel, an.line(k), an.use_role(k, t.text)))
+        for k, (x, kind) in enumerate(zip(an.tt, an.kd, strict=True)):
+            if x in names and kind == ID and an.tx[k - 1] not in (".", "->", "define", "ifdef", "ifndef",
+                                                                  "defined", "undef"):
+                out.append((x, rel, an.line(k), an.use_role(k, x)))
     return tuple(out), complete

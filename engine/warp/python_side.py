@@ -83,4 +83,4 @@ def _launch_math(text: str, toks: list[Tok]) -> Result:
                         "query the device's warp size" if query else "",
                         why + ": on MI-series GPUs a wavefront has 64 lanes, so blocks run half empty (and "
                         "kernels that expect whole warps get half the threads).", f"py:{i}", "medium"))
-    return Result(toks, [], hits, Needs(), prelude_at=-1)
+    return Result([t.start for t in toks], [t.end for t in toks], [], hits, Needs(), prelude_at=-1)

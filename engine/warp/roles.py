@@ -62,7 +62,7 @@ class RoleRules(Base):
             cs: set[int] = set()
             for k in range(a + 1, b):
                 x = self.tx[k]
-                if self.toks[k].kind == STR:
+                if self.kd[k] == STR:
                     continue
                 if x in SHFL_CALLS and self.tx[k + 1] == "(":
                     if self.shuffle_width(k) is not None or self.half_wave_offset(k, a):
@@ -75,12 +75,12 @@ class RoleRules(Base):
                 elif x in TILE_WORDS:
                     virt = True
                 elif x in ("asm", "__asm__", "__asm"):
-                    if any(self.toks[q].kind == STR and PTX_WARP.search(self.tx[q]) for q in range(k, min(b, k + 8))):
+                    if any(self.kd[q] == STR and PTX_WARP.search(self.tx[q]) for q in range(k, min(b, k + 8))):
                         hw = True
                         sure.add(f.index)
-                elif self.toks[k].kind == ID and x in by_name and self.is_call(k):
+                elif self.kd[k] == ID and x in by_name and self.is_call(k):
                     cs.update(by_name[x])
-                elif x in self.facts.wave_funcs and self.toks[k].kind == ID and self.is_call(k):
+                elif x in self.facts.wave_funcs and self.kd[k] == ID and self.is_call(k):
                     hw = True  # a helper of the file's own headers that uses the whole wavefront
                     sure.add(f.index)
             own[f.index] = (virt, hw)
@@ -127,7 +127,7 @@ class RoleRules(Base):
             return True
         if self.tx[k + 1] != "<":
             return False
-        for q in range(k + 2, min(k + 12, len(self.toks))):
+        for q in range(k + 2, min(k + 12, self.n)):
             if self.tx[q] in (";", "{", "}"):
                 return False
             if self.tx[q] in (">", ">>"):
@@ -163,10 +163,10 @@ class RoleRules(Base):
         if len(args) != (3 if self.tx[k].endswith("_sync") else 2):
             return False
         oa, ob = args[-1]
-        if ob == oa + 1 and self.toks[oa].kind == NUM:
+        if ob == oa + 1 and self.kd[oa] == NUM:
             v = int_value(self.tx[oa])
             return v is not None and 0 < v <= 16
-        if ob != oa + 1 or self.toks[oa].kind != ID:
+        if ob != oa + 1 or self.kd[oa] != ID:
             return False
         var = self.tx[oa]
         q = k
@@ -208,9 +208,9 @@ class RoleRules(Base):
         self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot = self.fn_state.get(
             fi, (empty, empty, empty, empty, empty, empty))
         lo = f.body[0] + 1 if f is not None else k
-        if self.toks[k].pp >= 0:  # another macro's body
+        if self.pp[k] >= 0:  # another macro's body
             lo = k
-            while lo > 0 and self.toks[lo - 1].pp == self.toks[k].pp:
+            while lo > 0 and self.pp[lo - 1] == self.pp[k]:
                 lo -= 1
         elif f is None:
             lo = self.stmt_start(k, 0)
@@ -255,7 +255,7 @@ class RoleRules(Base):
             rp = self.pairs.get(hdr + 1, hdr + 1)
             end = self.pairs.get(rp + 1, rp + 40) if tx[rp + 1] == "{" else rp + 40
             if any(tx[q] in SHFL_CALLS or ("shfl" in tx[q] and tx[q + 1] == "(")
-                   for q in range(rp, min(end, len(self.toks)))):
+                   for q in range(rp, min(end, self.n))):
                 return LANE
             init_lane = self.laneish(hdr + 2, rp)
             if init_lane and tx[k - 1] in ("+=",):
@@ -296,8 +296,8 @@ class RoleRules(Base):
         """W64-08 for every warp-width constant: raise, split or leave alone, by the roles of its uses."""
         for name, lit in self.w32_consts.items():
             def_tok = self.def_token(name, lit)
-            uses = [k for k, t in enumerate(self.toks)
-                    if t.kind == ID and t.text == name and k != def_tok and self.tx[k - 1] not in (".", "->")
+            uses = [k for k, (x, kind) in enumerate(zip(self.tt, self.kd, strict=True))
+                    if kind == ID and x == name and k != def_tok and self.tx[k - 1] not in (".", "->")
                     and not (self.tx[k - 1] == "define")]
             roles = [(k, self.use_role(k, name)) for k in uses]
             lane = [k for k, r in roles if r == LANE]
@@ -311,7 +311,7 @@ class RoleRules(Base):
             for k in lane:
                 if self.owner[k] >= 0:
                     self.links.append((key, f"fn:{self.owner[k]}"))
-                elif self.toks[k].pp >= 0:
+                elif self.pp[k] >= 0:
                     self.links.append((key, f"macro:{self.macro_name(k)}"))
             ext, complete = self.includer_roles(name)
             if not other and not ext and complete:
@@ -324,7 +324,7 @@ class RoleRules(Base):
                 continue
             # split: a new lane constant takes the lane uses, the original keeps its other roles
             new = f"{name}_LANES"
-            while any(t.text == new for t in self.toks):
+            while new in self.tx_set:
                 new += "_"
             w64 = [Edit(*self.def_insert(name, lit, new, "64"), "W64-08")]
             port = [Edit(*self.def_insert(name, lit, new, "HIPPORT_WS"), "W64-08")]
@@ -381,7 +381,7 @@ class RoleRules(Base):
         width directly (64 / HIPPORT_WS), which agrees with whatever the header's own fix does (raise or
         split); its other uses keep the header's value."""
         for name in sorted(self.facts.w32 - self.w32_consts.keys()):
-            uses = [k for k, t in enumerate(self.toks) if t.kind == ID and t.text == name
+            uses = [k for k, (x, kind) in enumerate(zip(self.tt, self.kd, strict=True)) if kind == ID and x == name
                     and self.tx[k - 1] not in (".", "->", "define", "ifdef", "ifndef", "defined")]
             roles = [(k, self.use_role(k, name)) for k in uses]
             lane = [k for k, r in roles if r == LANE]
@@ -411,24 +411,23 @@ class RoleRules(Base):
 
     def def_insert(self, name: str, lit: int, new: str, value: str) -> tuple[int, int, str]:
         """(start, end, text) inserting a definition of `new` = value right after `name`'s definition."""
-        t = self.toks[lit]
-        if t.pp >= 0:
-            end = self.text.find("\n", t.end)
+        if self.pp[lit] >= 0:
+            end = self.text.find("\n", self.en[lit])
             end = len(self.text) if end < 0 else end
             while end > 0 and self.text[end - 1] == "\\":  # continued directive
                 nxt = self.text.find("\n", end + 1)
                 end = len(self.text) if nxt < 0 else nxt
             return end, end, f"\n#define {new} {value}"
-        e = self.scan_to(lit, len(self.toks), (";",))
+        e = self.scan_to(lit, self.n, (";",))
         s = self.stmt_start(lit, 0)
         words = [self.tx[q] for q in range(s, lit) if self.tx[q] in ("static", "constexpr", "const", "__device__",
                                                                       "__constant__", "inline")]
         quals = " ".join(w for w in words if w != "__constant__") or "const"
         if "constexpr" not in quals and "const" not in quals.split():
             quals = "const " + quals
-        if e >= len(self.toks) or self.tx[e] != ";" or self.tx[s] == "enum" or "{" in self.tx[s:lit]:
-            return self.toks[lit].end, self.toks[lit].end, ""
-        return self.toks[e].end, self.toks[e].end, f" {quals} int {new} = {value};"
+        if e >= self.n or self.tx[e] != ";" or self.tx[s] == "enum" or "{" in self.tx[s:lit]:
+            return self.en[lit], self.en[lit], ""
+        return self.en[e], self.en[e], f" {quals} int {new} = {value};"
 
     # ------------------------------------------------------------------ host variables
     def in_launch(self, k: int, a: int, b: int) -> bool:
@@ -437,7 +436,7 @@ class RoleRules(Base):
         words = self.tx[s:e]
         if "<<<" in words or "dim3" in words or "hipLaunchKernelGGL" in words:
             return True
-        target = next((self.tx[q] for q in range(s, e) if self.tx[q + 1] == "=" and self.toks[q].kind == ID), None)
+        target = next((self.tx[q] for q in range(s, e) if self.tx[q + 1] == "=" and self.kd[q] == ID), None)
         if target is None:
             return False
         for q in range(a, b):
@@ -452,7 +451,7 @@ class RoleRules(Base):
         for name, lit in self.host_vars.items():
             fi = self.owner[lit]
             a, b = self.funcs[fi].body
-            uses = [k for k in range(a, b) if self.toks[k].kind == ID and self.tx[k] == name and k != lit - 2]
+            uses = [k for k in range(a, b) if self.kd[k] == ID and self.tx[k] == name and k != lit - 2]
             if not any(self.in_launch(k, a, b) for k in uses):
                 continue  # debug buffers, caps (`t > warpSize ? warpSize : t`): not launch geometry
             const_ctx = any(self.tx[q] in ("constexpr",) for q in range(self.stmt_start(lit, a), lit)) or any(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .lex import ID, PUNCT, STR, Tok
+from .lex import ID, PUNCT, STR, Columns
 
 _TYPE_SCOPES = frozenset({"struct", "class", "union", "enum"})
 
@@ -23,31 +23,30 @@ class Func:
     body: tuple[int, int]    # token indices of `{` and `}`
 
 
-def find_functions(toks: list[Tok], pairs: dict[int, int],
+def find_functions(c: Columns, pairs: dict[int, int],
                    defines: list[int] | None = None) -> tuple[list[Func], list[int]]:
     """Return the functions and, per token, the index of the function whose body holds it (-1).
     `defines`: the indices of the tokens spelled `define`, when the caller knows them (else all are read)."""
+    kd, tt, pp = c.kinds, c.texts, c.pps
     funcs: list[Func] = []
-    owner = [-1] * len(toks)
-    n = len(toks)
-    dev_macros = _device_macros(toks, defines)
+    n = len(c)
+    owner = [-1] * n
+    dev_macros = _device_macros(c, defines)
     i = 0
     hdr = 0
     while i < n:
-        t = toks[i]
-        if t.pp >= 0:
+        if pp[i] >= 0:
             i += 1
             hdr = i
             continue
-        if t.kind == PUNCT and t.text in (";", "}"):
+        if kd[i] == PUNCT and tt[i] in (";", "}"):
             i += 1
             hdr = i
             continue
-        if t.kind == PUNCT and t.text == "{":
+        if kd[i] == PUNCT and tt[i] == "{":
             close = pairs.get(i)
-            texts = [x.text for x in toks[hdr:i] if x.pp < 0]
-            header_toks = [x for x in toks[hdr:i] if x.pp < 0]
-            if "namespace" in texts or ("extern" in texts and any(x.kind == STR for x in header_toks)):
+            texts = [tt[k] for k in range(hdr, i) if pp[k] < 0]
+            if "namespace" in texts or ("extern" in texts and any(kd[k] == STR for k in range(hdr, i) if pp[k] < 0)):
                 i += 1
                 hdr = i
                 continue
@@ -57,8 +56,8 @@ def find_functions(toks: list[Tok], pairs: dict[int, int],
                 continue
             if close is None:
                 break
-            if "(" in texts and "=" not in _top_level(header_toks):
-                name, dev, kern = _signature(toks, hdr, i, pairs, dev_macros)
+            if "(" in texts and "=" not in _top_level(texts):
+                name, dev, kern = _signature(c, hdr, i, pairs, dev_macros)
                 fi = len(funcs)
                 funcs.append(Func(fi, name, dev, kern, (hdr, i), (i, close)))
                 owner[i:close + 1] = [fi] * (close + 1 - i)
@@ -69,41 +68,42 @@ def find_functions(toks: list[Tok], pairs: dict[int, int],
     return funcs, owner
 
 
-def _top_level(toks: list[Tok]) -> list[str]:
+def _top_level(texts: list[str]) -> list[str]:
     depth = 0
     out: list[str] = []
-    for t in toks:
-        if t.text in ("(", "[", "<"):
+    for x in texts:
+        if x in ("(", "[", "<"):
             depth += 1
-        elif t.text in (")", "]", ">") and depth:
+        elif x in (")", "]", ">") and depth:
             depth -= 1
         elif depth == 0:
-            out.append(t.text)
+            out.append(x)
     return out
 
 
-def _device_macros(toks: list[Tok], defines: list[int] | None = None) -> frozenset[str]:
+def _device_macros(c: Columns, defines: list[int] | None = None) -> frozenset[str]:
     """Names of `#define DEVICE __device__`-style macros (`__host__ __device__`, `__forceinline__ __device__`)."""
+    tt, pp, n = c.texts, c.pps, len(c)
     out: set[str] = set()
-    for i in range(len(toks)) if defines is None else defines:
-        t = toks[i]
-        if t.pp >= 0 and t.text == "define" and i + 2 < len(toks) and toks[i + 1].pp == t.pp:
-            body = {toks[k].text for k in range(i + 2, min(len(toks), i + 6)) if toks[k].pp == t.pp}
+    for i in range(n) if defines is None else defines:
+        if pp[i] >= 0 and tt[i] == "define" and i + 2 < n and pp[i + 1] == pp[i]:
+            body = {tt[k] for k in range(i + 2, min(n, i + 6)) if pp[k] == pp[i]}
             if body & {"__device__", "__global__"}:
-                out.add(toks[i + 1].text)
+                out.add(tt[i + 1])
     return frozenset(out)
 
 
-def _signature(toks: list[Tok], a: int, b: int, pairs: dict[int, int],
+def _signature(c: Columns, a: int, b: int, pairs: dict[int, int],
                dev_macros: frozenset[str] = frozenset()) -> tuple[str, bool, bool]:
-    texts = {toks[k].text for k in range(a, b) if toks[k].pp < 0}
+    kd, tt, pp = c.kinds, c.texts, c.pps
+    texts = {tt[k] for k in range(a, b) if pp[k] < 0}
     kern = "__global__" in texts
     dev = kern or "__device__" in texts or bool(texts & dev_macros)
     name = "?"
     for k in range(b - 1, a - 1, -1):
-        if toks[k].text == ")" and k in pairs:
+        if tt[k] == ")" and k in pairs:
             j = pairs[k]
-            if j - 1 >= a and toks[j - 1].kind == ID and toks[j - 1].text != "__launch_bounds__":
-                name = toks[j - 1].text
+            if j - 1 >= a and kd[j - 1] == ID and tt[j - 1] != "__launch_bounds__":
+                name = tt[j - 1]
                 break
     return name, dev, kern

@@ -87,15 +87,15 @@ def _summarize(root: str, rel: str, topt: Any, wopt: Any) -> tuple[FileSummary, 
         return FileSummary(rel, error=str(e)), False
     try:
         from .translate import translate
-        from .warp import analyze
+        from .warp import count_findings
 
         before = semantic.parses
         tr = translate(src, topt)
-        an = analyze(src, tr, wopt)
+        findings = count_findings(src, wopt)  # the number analyze() would find, no Finding objects built
     except Exception as e:  # an engine bug on one file: reported on that file, the others go on
         return FileSummary(rel, error=f"{rel}: {type(e).__name__}: {e}"), False
     keep = semantic.parses == before
-    return FileSummary(rel, len(an.findings), len(tr.edits), unsupported_count(tr)), keep
+    return FileSummary(rel, findings, len(tr.edits), unsupported_count(tr)), keep
 
 
 # A pool worker's part of the run, set once by its initializer (not sent with every task): the

@@ -10,13 +10,17 @@ Fix edits never overlap the translation's edits: a fix that would is dropped (an
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..model import Analysis, Translation, TranslationMode
 from ..source import BUILD_LANGUAGES, Language, Source
 from ..toolchain.gfx import wave_size
 from .rules import RULES, Rule
 
-__all__ = ["RULES", "Rule", "WarpOptions", "analyze", "wave32_arch"]
+if TYPE_CHECKING:
+    from .base import Result
+
+__all__ = ["RULES", "Rule", "WarpOptions", "analyze", "count_findings", "wave32_arch"]
 
 
 @dataclass(frozen=True)
@@ -37,19 +41,31 @@ def analyze(source: Source, translation: Translation | None = None, options: War
         return Analysis(source=source, findings=(), groups=(), mode=TranslationMode.TOKENS)
     opts = options or WarpOptions()
     wave32 = any(wave32_arch(a) for a in opts.archs)
+    from .build import build_analysis
+
+    findings, groups = build_analysis(source, _results(source, opts, wave32), wave32, translation)
+    return Analysis(source=source, findings=tuple(findings), groups=tuple(groups), mode=TranslationMode.TOKENS)
+
+
+def count_findings(source: Source, options: WarpOptions | None = None) -> int:
+    """len(analyze(source, ..., options).findings), without building the findings (the background
+    analysis of a whole project needs only the number; a finding's fixes do not change whether it is one)."""
+    if source.language in BUILD_LANGUAGES:
+        return 0
+    opts = options or WarpOptions()
+    from .build import count_findings as count
+
+    return count(source.text, _results(source, opts, any(wave32_arch(a) for a in opts.archs)))
+
+
+def _results(source: Source, opts: WarpOptions, wave32: bool) -> list[Result]:
+    """The analyzer's hits on the source (C/C++/CUDA text, or a Python file's CUDA strings and launches)."""
     if source.language == Language.PYTHON:
         from .python_side import analyze_python
 
-        hits_edits = analyze_python(source.text, opts.rocm, wave32)
-    else:
-        from .analyzer import Analyzer
-        from .project import project_facts
+        return analyze_python(source.text, opts.rocm, wave32)
+    from .analyzer import Analyzer
+    from .project import project_facts
 
-        facts = project_facts(source.path, source.text) if opts.project_headers else None
-        res = Analyzer(source.text, opts.rocm, wave32, facts).run()
-        hits_edits = [res]
-    from .build import build_analysis
-
-    findings, groups = build_analysis(source, hits_edits, wave32, translation)
-    return Analysis(source=source, findings=tuple(findings), groups=tuple(groups), mode=TranslationMode.TOKENS)
-
+    facts = project_facts(source.path, source.text) if opts.project_headers else None
+    return [Analyzer(source.text, opts.rocm, wave32, facts).run()]

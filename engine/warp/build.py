@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..edits import Edit
@@ -59,42 +59,36 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
     uf = _UnionFind()
     where = source.path.name if source.path is not None else "line"
     raw: list[tuple[tuple[Any, ...], str, str]] = []  # finding's fields, union key, review reason
-    for res in results:
-        live = changing_hits(source.text, res.hits)
-        hit_keys = {h.key for h in live}
-        for a, b in set(res.links):
-            if a in hit_keys or b in hit_keys:
-                uf.union(a, b)
-        for hits in _root_causes(live, uf):
-            h = hits[0]
-            start = res.starts[h.anchor]
-            end = res.ends[h.end_anchor if h.end_anchor is not None else h.anchor]
-            line, col = source.line_col(start)
-            rule = RULES[h.rule]
-            fixes: list[Fix] = []
-            note = ""
-            for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
-                per = [x.w64 if style == FixStyle.WAVE64 else x.port for x in hits]
-                summary = h.w64_summary if style == FixStyle.WAVE64 else h.port_summary
-                if None in per or (style == FixStyle.WAVE64 and wave32):
-                    continue
-                edits = [e for es in per if es is not None for e in es]
-                if spans is not None and any(spans.conflicts(e) for e in edits):
-                    note = " No automatic fix: it would overlap a translated span."
-                    continue
-                fixes.append(Fix(style, tuple(edits), summary))
-            if wave32 and h.w64 is not None:
-                note += " No wave64 fix: the target list includes a wave32 (gfx10/11/12) architecture."
-            use_toks = sorted({x.anchor for x in hits[1:]} | {u for x in hits for u in x.uses} - {h.anchor})
-            roles = {k: r for x in hits for k, r in x.use_roles.items()}
-            uses = tuple(_use(source, res.starts[u], roles.get(u, "")) for u in use_toks)
-            if len(hits) > 1:
-                note += f" Same cause at {len(hits) - 1} more place{'s' if len(hits) > 2 else ''} in this function."
-            # the Finding is made once its group is known (below): Finding's fields in order, less `group`
-            f = (f"{h.rule}:{line}:{col}", h.rule, Severity(rule.severity), start, end, line, col,
-                 h.message + note, tuple(fixes), h.confidence, uses)
-            review = next((x.review for x in hits if x.review), "")
-            raw.append((f, uf.find(h.key), re.sub(r"\bat line (\d+)", rf"at {where}:\1", review) if review else ""))
+    for res, hits in root_causes(source.text, results, uf):
+        h = hits[0]
+        start = res.starts[h.anchor]
+        end = res.ends[h.end_anchor if h.end_anchor is not None else h.anchor]
+        line, col = source.line_col(start)
+        rule = RULES[h.rule]
+        fixes: list[Fix] = []
+        note = ""
+        for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
+            per = [x.w64 if style == FixStyle.WAVE64 else x.port for x in hits]
+            summary = h.w64_summary if style == FixStyle.WAVE64 else h.port_summary
+            if None in per or (style == FixStyle.WAVE64 and wave32):
+                continue
+            edits = [e for es in per if es is not None for e in es]
+            if spans is not None and any(spans.conflicts(e) for e in edits):
+                note = " No automatic fix: it would overlap a translated span."
+                continue
+            fixes.append(Fix(style, tuple(edits), summary))
+        if wave32 and h.w64 is not None:
+            note += " No wave64 fix: the target list includes a wave32 (gfx10/11/12) architecture."
+        use_toks = sorted({x.anchor for x in hits[1:]} | {u for x in hits for u in x.uses} - {h.anchor})
+        roles = {k: r for x in hits for k, r in x.use_roles.items()}
+        uses = tuple(_use(source, res.starts[u], roles.get(u, "")) for u in use_toks)
+        if len(hits) > 1:
+            note += f" Same cause at {len(hits) - 1} more place{'s' if len(hits) > 2 else ''} in this function."
+        # the Finding is made once its group is known (below): Finding's fields in order, less `group`
+        f = (f"{h.rule}:{line}:{col}", h.rule, Severity(rule.severity), start, end, line, col,
+             h.message + note, tuple(fixes), h.confidence, uses)
+        review = next((x.review for x in hits if x.review), "")
+        raw.append((f, uf.find(h.key), re.sub(r"\bat line (\d+)", rf"at {where}:\1", review) if review else ""))
     raw.sort(key=lambda r: (r[0][3], r[0][1]))  # (start, rule)
     # group ids: the first finding (in text order) of each union names the group
     names: dict[str, str] = {}
@@ -163,6 +157,27 @@ def changing_hits(text: str, hits: list[Hit]) -> list[Hit]:
             continue
         out.append(dataclasses.replace(h, w64=kept[0], port=kept[1]))
     return out
+
+
+def root_causes(text: str, results: list[Result], uf: _UnionFind | None = None) -> Iterator[tuple[Result, list[Hit]]]:
+    """Each finding-to-be, in order: the result it comes from and the hits of its root cause (the first
+    names it). Hits whose edits change nothing are dropped first (changing_hits); each result's links
+    join fix groups before its hits are grouped. build_analysis makes a Finding of each; count_findings
+    counts them (the background analysis needs only the number)."""
+    uf = uf if uf is not None else _UnionFind()
+    for res in results:
+        live = changing_hits(text, res.hits)
+        hit_keys = {h.key for h in live}
+        for a, b in set(res.links):
+            if a in hit_keys or b in hit_keys:
+                uf.union(a, b)
+        for hits in _root_causes(live, uf):
+            yield res, hits
+
+
+def count_findings(text: str, results: list[Result]) -> int:
+    """len(build_analysis(...)[0]) without building the findings, their fixes and groups."""
+    return sum(1 for _ in root_causes(text, results))
 
 
 def _root_causes(hits: list[Hit], uf: _UnionFind) -> list[list[Hit]]:

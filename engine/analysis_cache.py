@@ -90,14 +90,15 @@ def _stat(path: Path) -> str:
 
 def file_key(run_salt: str, path: Path, rel: str, data: bytes, project_headers: bool) -> str:
     """The key of one file's summary (see the module's docstring)."""
-    from .warp.project import _INCLUDE, includer_scope, project_facts
+    from .local_includes import quoted_includes
+    from .warp.project import includer_scope, project_facts
 
     h = hashlib.sha256()
     h.update(run_salt.encode() + b"\0" + rel.encode() + b"\0")
     h.update(hashlib.sha256(data).digest())
     if project_headers:
         text = data.decode("utf-8", errors="replace")
-        for inc in _INCLUDE.findall(text):
+        for inc in quoted_includes(text):
             h.update(f"\0{inc}={_stat(path.parent / inc)}".encode())
         for header in project_facts(path, text).headers:
             h.update(f"\0{header}={_stat(Path(header))}".encode())

@@ -20,7 +20,18 @@ from .cxx.lexer import Tokens
 from .edits import Edit
 from .outputs import sibling_name
 
+# Quoted includes, the two ways they are read (here, so that the knowledge of their spelling lives in one place):
+# in a directive the lexer found (translation: local_include_edits), and in raw text, line by line, where no
+# lexing is wanted (the warp analysis following a file's headers and their includers, warp/project.py, and the
+# analysis cache keying a file on them, analysis_cache.py; an include inside a /* */ comment counts there: at
+# worst a header too many is read).
 _QUOTED = re.compile(r'#\s*include\s*"([^"\r\n]+)"')
+_QUOTED_LINE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
+
+
+def quoted_includes(text: str) -> list[str]:
+    """What each line's `#include "..."` spells, in order (raw text, no lexing)."""
+    return _QUOTED_LINE.findall(text)
 
 
 def resolve_quoted(spelled: str, here: Path, include_dirs: Iterable[str] = ()) -> str | None:

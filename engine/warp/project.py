@@ -22,14 +22,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..discover import SKIP_DIRS
-from ..local_includes import resolve_quoted
+from ..local_includes import quoted_includes, resolve_quoted
 from ..project_root import git_top
 
 # the facts type lives with Result/Hit: base must not import this module
 from .base import MAX_INCLUDERS, ProjectFacts
 from .lex import ID
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
 _MAX_BYTES = 4 << 20
 MAX_SCAN = 20000  # project source files looked at for includers of one header
 # a cheap superset of filelevel.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
@@ -45,7 +44,7 @@ def project_facts(path: Path | None, text: str) -> ProjectFacts:
     todo = [(me.parent, text, 0)]
     while todo:
         base, body, depth = todo.pop()
-        for inc in _INCLUDE.findall(body):
+        for inc in quoted_includes(body):
             found = resolve_quoted(inc, base)
             if found is None:
                 continue
@@ -168,7 +167,7 @@ def _project_includes(root: str) -> tuple[list[tuple[str, tuple[str, ...]]], boo
             if known is None or known[0] != st.st_mtime_ns or known[1] != st.st_size:
                 body = None if st.st_size > _MAX_BYTES else _read.__wrapped__(e.path, 0.0)
                 known = (st.st_mtime_ns, st.st_size,
-                         tuple(_INCLUDE.findall(body)) if body is not None and "include" in body else ())
+                         tuple(quoted_includes(body)) if body is not None and "include" in body else ())
                 if len(_INCLUDES) > 4 * MAX_SCAN:
                     _INCLUDES.clear()
                 _INCLUDES[e.path] = known

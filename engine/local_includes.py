@@ -29,9 +29,12 @@ _QUOTED = re.compile(r'#\s*include\s*"([^"\r\n]+)"')
 _QUOTED_LINE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
 
 
+_ANY_QUOTED = re.compile(r'include[ \t]*"')  # found by a literal scan: most files have no quoted include
+
+
 def quoted_includes(text: str) -> list[str]:
     """What each line's `#include "..."` spells, in order (raw text, no lexing)."""
-    return _QUOTED_LINE.findall(text)
+    return _QUOTED_LINE.findall(text) if _ANY_QUOTED.search(text) else []
 
 
 def resolve_quoted(spelled: str, here: Path, include_dirs: Iterable[str] = ()) -> str | None:

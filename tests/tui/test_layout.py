@@ -79,3 +79,46 @@ async def test_wrap_keeps_both_columns_aligned_side_by_side(project: Path) -> No
         dv.cursor = row + 1  # moving past a wrapped row lands on the next row, not inside the wrap
         await pilot.pause()
         assert dv.rows[dv.cursor].old_text.strip().startswith("cudaDeviceSynchronize")
+
+
+WARPY = """\
+#include <cuda_runtime.h>
+__global__ void k(const float* in, float* out, unsigned* bits) {
+    int lane = threadIdx.x % 32;
+    float v = in[threadIdx.x];
+    for (int off = 16; off > 0; off /= 2)
+        v += __shfl_down_sync(0xffffffff, v, off);
+    unsigned b = __ballot_sync(0xffffffff, v > 0.0f);
+    if (lane == 31) bits[blockIdx.x] = b;
+    if (lane == 0) out[blockIdx.x] = v;
+}
+"""
+
+
+async def test_finding_panel_takes_each_findings_height(tmp_path: Path) -> None:
+    """j/k re-lay out the screen only when the panel's text changes height (a re-layout per key cost
+    ~50 ms of CPU): every finding's text must still get exactly the lines it needs, at both sizes."""
+    import subprocess
+
+    from textual.widgets import Static
+
+    from hipport.engine.review import ReviewSession
+
+    (tmp_path / "k.cu").write_text(WARPY)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tmp_path, check=True)
+    for size in ((80, 24), (160, 45)):
+        app = PortApp(ReviewSession.open(tmp_path, autosave=False))
+        async with app.run_test(size=size) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen)
+            while screen.loading_rel is not None or screen.current is None:
+                await pilot.pause(0.05)
+            body = screen.query_one("#finding-body", Static)
+            heights: list[int] = []
+            for _ in range(len(screen.session.load("k.cu").findings) + 1):
+                await pilot.pause()
+                width = body.content_region.width
+                assert body.content_region.height == body.visual.get_height(body.styles, width)
+                heights.append(body.content_region.height)
+                await pilot.press("j")
+            assert len(set(heights)) > 1, heights  # the text did change height between findings

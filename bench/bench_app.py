@@ -14,7 +14,10 @@ imports included), time until the background analysis has made every count final
 less than the whole run, which waits for the analysis of every file).
 
 The cold run also prints the app process's own CPU time (Textual, the 40 keys, the thread receiving the
-summaries): what the two analysis workers did not get of the two cores.
+summaries), what the two analysis workers did not get of the two cores, and the workers' own CPU seconds
+(psutil, sampled): the same work takes more CPU seconds when the host is busy, which is how a slow run is
+told from a slow engine. Per key it prints the app's CPU per press too (the handler and Textual's repaint;
+Pilot's own waiting costs no CPU).
 
 The counts-final figure is measured twice: COLD (the per-file analysis cache `.hipport/cache/` removed
 first: every file translated and analysed; this is the figure the target is about) and WARM (the same
@@ -172,8 +175,9 @@ asyncio.run(main())
 """
 
 
-async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float], list[float], int, int, int]:
-    """(first paint s, counts final s, Pilot round trips, app work per key, keys pressed during analysis,
+async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float], list[float], list[float],
+                                                     int, int, int]:
+    """(first paint s, counts final s, Pilot round trips, app work per key, app CPU per press, keys pressed during analysis,
     findings, files from the cache) with the real engine and the real background analysis (process pool)."""
     from hipport.engine.review import ReviewSession
     from hipport.tui.app import PortApp
@@ -183,6 +187,7 @@ async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float],
     app = PortApp(ReviewSession.open(root))
     pilot_t: list[float] = []
     work_t: list[float] = []
+    cpu_t: list[float] = []  # the app process's CPU per press (handler + Textual's repaint; Pilot's waiting is idle)
     during = 0
     async with app.run_test(size=(160, 45)) as pilot:
         screen = app.screen
@@ -196,10 +201,11 @@ async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float],
         for i in range(presses):
             key, action = ("j", "next_undecided") if i % 2 == 0 else ("k", "prev_undecided")
             running = analysis is not None and not analysis.finished
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _own_cpu()
             await pilot.press(key)
             await pilot.pause()
             pilot_t.append(time.perf_counter() - t)
+            cpu_t.append(_own_cpu() - c)
             t = time.perf_counter()
             await screen.run_action(action)
             for y in range(dv.size.height):
@@ -214,7 +220,7 @@ async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float],
         screen._analysis_tick()  # type: ignore[attr-defined]
         findings = screen.project().findings  # type: ignore[attr-defined]
         analysis.wait(60)  # the cache is written after the last summary
-    return first, final, pilot_t, work_t, during, findings, analysis.cache_hits
+    return first, final, pilot_t, work_t, cpu_t, during, findings, analysis.cache_hits
 
 
 def tree_cold(root: Path, runs: int) -> list[float]:
@@ -233,6 +239,41 @@ def tree_cold(root: Path, runs: int) -> list[float]:
             raise SystemExit(proc.stderr[-2000:])
         cold.append(float(proc.stdout.strip().splitlines()[-1]))
     return cold
+
+
+class _ChildrenCpu:
+    """CPU seconds of this process's descendants (the pool's forkserver and its workers), sampled every
+    0.2 s while they live: the workers' own time, however busy the machine is."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import psutil
+
+        self._me = psutil.Process()
+        self._seen: dict[int, float] = {}
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        import psutil
+
+        for child in self._me.children(recursive=True):
+            try:
+                t = child.cpu_times()
+                self._seen[child.pid] = t.user + t.system
+            except psutil.Error:
+                pass
+
+    def _run(self) -> None:
+        while not self._done.wait(0.2):
+            self._sample()
+
+    def stop(self) -> float:
+        self._done.set()
+        self._thread.join()
+        return sum(self._seen.values())
 
 
 def _own_cpu() -> float:
@@ -262,18 +303,23 @@ def tree_main(root: Path, first_only: bool = False) -> int:
     shutil.rmtree(root / ".hipport" / "cache", ignore_errors=True)  # cold: every file analysed
     load = os.getloadavg()[0]
     cpu0, wall0 = _own_cpu(), time.perf_counter()
-    first, final, pilot_t, work_t, during, findings, hits = asyncio.run(tree_run(root, 40))
+    workers = _ChildrenCpu()
+    first, final, pilot_t, work_t, cpu_t, during, findings, hits = asyncio.run(tree_run(root, 40))
     cpu, wall = _own_cpu() - cpu0, time.perf_counter() - wall0
+    worker_cpu = workers.stop()
     print(f"start -> first painted screen (in-process, analysis starting): {first * 1000:.0f} ms")
     print(f"start -> every count final, COLD (no analysis cache, {findings} findings, {hits} files from a "
           f"cache): {final:.1f} s   target < 60 s   (load before/after: {load:.1f}/{os.getloadavg()[0]:.1f})")
     print(f"keys j/k, {during} of {len(work_t)} pressed while the analysis ran:")
     print(f"  app work (handler + paint diff): {ms(work_t)}   target < 50 ms")
     print(f"  Pilot press + full-screen repaint: {ms(pilot_t)}")
+    print(f"  the app's CPU per press (handler + Textual's repaint; Pilot's own waiting is idle): {ms(cpu_t)}")
     print(f"app process (Textual, the 40 keys, the analysis' receiving thread) during the cold run: {cpu:.1f} s CPU "
           f"in {wall:.1f} s ({100 * cpu / wall:.0f}% of one core, taken from the 2 workers)")
+    print(f"analysis workers during the cold run: {worker_cpu:.1f} s CPU in all ({worker_cpu / final:.2f} cores busy "
+          f"until the counts were final; the rest of 2 cores went to the app, other processes or the host)")
     load = os.getloadavg()[0]
-    _, warm, _, _, _, warm_findings, hits = asyncio.run(tree_run(root, 4))
+    _, warm, _, _, _, _, warm_findings, hits = asyncio.run(tree_run(root, 4))
     print(f"start -> every count final, WARM (reopened unchanged: {hits}/{n} files from .hipport/cache, "
           f"{warm_findings} findings): {warm:.1f} s   (load before/after: {load:.1f}/{os.getloadavg()[0]:.1f})")
     return 0

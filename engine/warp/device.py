@@ -36,7 +36,8 @@ class DeviceRules(DeviceForms, Lane0Rules):
         self.sub_warp = sorted(self.explicit_width_args(a + 1, b))
         self.uses_index = None
         self.propagate(a + 1, b)
-        self.propagate(a + 1, b)  # second pass: uses before definitions in loops
+        if self.reads_later_assignment(a + 1, b):
+            self.propagate(a + 1, b)  # second pass: uses before definitions in loops
         self.detect_device(f, a + 1, b, key)
         self.ballot_half_picks(a + 1, b, f"masks:{f.index}")  # W64-04: `lane == 32` joins of two ballots
         self.fn_state[f.index] = (self.tid, self.gid, self.lane, self.lane32, self.warp, self.ballot)
@@ -106,6 +107,18 @@ class DeviceRules(DeviceForms, Lane0Rules):
                 self.ballot.add(name)
             if e == k + 3 and self.kd[k + 2] == NUM and int_value(self.tx[k + 2]) == FULL32:
                 self.maskvars[name] = k + 2
+
+    def reads_later_assignment(self, a: int, b: int) -> bool:
+        """Some assignment in [a, b) reads a name assigned by itself or by a later one. Only then can a second
+        propagate pass learn more than the first: each pass only adds the assigned names to the value sets,
+        and a step's tests read only the names of its own expression (and the assigned name's membership,
+        which can only hold back an addition)."""
+        later: set[str] = set()
+        for k, _e, ns in reversed(self.assigned_names(a, b)):
+            later.add(self.tx[k])
+            if not later.isdisjoint(ns):
+                return True
+        return False
 
     def assigned_names(self, a: int, b: int) -> list[tuple[int, int, set[str]]]:
         """(name_index, expr_end, names read by the expression) for each assignment in [a, b), once per

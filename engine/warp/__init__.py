@@ -40,7 +40,7 @@ def analyze(source: Source, translation: Translation | None = None, options: War
     if source.language in BUILD_LANGUAGES:  # build scripts hold no device code: nothing to find
         return Analysis(source=source, findings=(), groups=(), mode=TranslationMode.TOKENS)
     opts = options or WarpOptions()
-    wave32 = any(wave32_arch(a) for a in opts.archs)
+    wave32 = _wave32(opts)
     from .build import build_analysis
 
     findings, groups = build_analysis(source, _results(source, opts, wave32), wave32, translation)
@@ -55,7 +55,12 @@ def count_findings(source: Source, options: WarpOptions | None = None) -> int:
     opts = options or WarpOptions()
     from .build import count_findings as count
 
-    return count(source.text, _results(source, opts, any(wave32_arch(a) for a in opts.archs)))
+    return count(source.text, _results(source, opts, _wave32(opts)))
+
+
+def _wave32(opts: WarpOptions) -> bool:
+    """The fat binary includes a wave32 architecture: no wave64 fix is offered."""
+    return any(wave32_arch(a) for a in opts.archs)
 
 
 def _results(source: Source, opts: WarpOptions, wave32: bool) -> list[Result]:

@@ -74,12 +74,6 @@ TID_WORDS = frozenset({"threadIdx", "hipThreadIdx_x", "hipThreadIdx_y", "hipThre
 BLOCK_WORDS = frozenset({"blockIdx", "hipBlockIdx_x", "hipBlockIdx_y", "hipBlockIdx_z"})
 WARPISH = re.compile(r"(?i)warp|wavefront|^k?ws$|^wave_?size$|threads_per_warp|lanes_per")
 LANEISH = re.compile(r"(?i)^(lane|lane_?id|laneid|lane_idx|lid)$")
-
-
-@functools.lru_cache(maxsize=8192)
-def laneish_name(name: str) -> bool:
-    """LANEISH matches the name (cached: Base.laneish asks it for every name of every expression)."""
-    return LANEISH.match(name) is not None
 HOST_THREADS = re.compile(r"(?i)thread|block_?size|blocksize|^block$|^bs$|^nthreads$|^tpb$")
 PTX_WARP = re.compile(r"%%laneid|%%lanemask|%%warpid|shfl\.|vote\.|activemask|redux\.sync|match\.")
 FULL32 = 0xFFFFFFFF
@@ -95,6 +89,12 @@ VIRTUAL_OK = frozenset({"W64-01", "W64-02", "W64-05", "W64-06", "W64-07", "W64-1
                         "W64-23"})
 FILE_TRIGGERS = frozenset({"__launch_bounds__", "TempStorage", "warpSize", "==", "!="})
 
+
+
+@functools.lru_cache(maxsize=8192)
+def laneish_name(name: str) -> bool:
+    """LANEISH matches the name (cached: Base.laneish asks it for every name of every expression)."""
+    return LANEISH.match(name) is not None
 
 @dataclass(frozen=True)
 class ForLoop:

@@ -144,8 +144,7 @@ class DeviceRules(DeviceForms, Lane0Rules):
             kind = kd[k]
             x = tx[k]
             # W64-16: full-warp test on a 32-bit mask
-            if (kind == NUM and int_value(x) == FULL32 and self.tx[k - 1] in ("==", "!=")) or (
-                    kind == NUM and int_value(x) == FULL32 and self.tx[k + 1] in ("==", "!=")):
+            if kind == NUM and int_value(x) == FULL32 and (self.tx[k - 1] in ("==", "!=") or self.tx[k + 1] in ("==", "!=")):
                 other = self.compare_other_side(k, a, b)
                 if other is not None and (self.names(*other) & (BALLOT_CALLS | self.ballot)):
                     self.needs.mask_t = True

@@ -160,13 +160,20 @@ class MaskRules(Base):
         if not (ns & BALLOT_CALLS or ns & self.ballot or ns & self.ballot_slots(a, b)):
             return
         src = self.text_of(la, lb)
+        self.ballot_join_hit(k, key, f"`{src} << 32`", "so the shift drops its upper half and the word mixes two "
+                             "wavefronts", "join", "joins two 32-lane ballots into one 64-bit word")
+
+    def ballot_join_hit(self, k: int, key: str, what: str, why: str, kind: str, does: str,
+                        subject: str | None = None) -> None:
+        """The W64-04 finding of a join of two 32-lane ballots at tokens k, k + 1 (`<< 32`, or a lane test that
+        picks the upper half): in the ballot's group `key`, no automatic fix, REVIEW naming it."""
+        shown = subject if subject is not None else what  # how the review line names it
         self.add(Hit("W64-04", k, None, None, "", "",
-                     f"Two 32-lane ballots joined into one 64-bit word (`{src} << 32`): on a 64-lane wavefront one "
-                     "ballot already holds all 64 lanes, so the shift drops its upper half and the word mixes two "
-                     "wavefronts. No automatic fix: the ballots, the slots that keep them and this join change "
-                     "together.", key, end_anchor=k + 1,
-                     review=f"`{src} << 32` at line {self.line(k)} joins two 32-lane ballots into one 64-bit word; "
-                     "on a 64-lane wavefront one ballot is that word: rewrite the join by hand"),
+                     f"Two 32-lane ballots joined into one 64-bit word ({what}): on a 64-lane wavefront one ballot "
+                     f"already holds all 64 lanes, {why}. No automatic fix: the ballots, the slots that keep them "
+                     f"and this {kind} change together.", key, end_anchor=k + 1,
+                     review=f"{shown} at line {self.line(k)} {does}; on a 64-lane wavefront one ballot is that word: "
+                     "rewrite the join by hand"),
                  claim=[k, k + 1])
 
     def ballot_half_picks(self, a: int, b: int, key: str) -> None:
@@ -194,15 +201,9 @@ class MaskRules(Base):
             if not self.names(ra, rb) & held:
                 continue
             src = self.text_of(la, k + 2)
-            self.add(Hit("W64-04", k, None, None, "", "",
-                         f"Two 32-lane ballots joined into one 64-bit word (`{src}` picks the upper half): on a "
-                         "64-lane wavefront one ballot already holds all 64 lanes, so no lane of a wavefront "
-                         "belongs to another ballot. No automatic fix: the ballots, the slots that keep them and "
-                         "this test change together.", key, end_anchor=k + 1,
-                         review=f"`{src}` at line {self.line(k)} picks the upper half of a 64-bit word joined "
-                         "from two 32-lane ballots; on a 64-lane wavefront one ballot is that word: rewrite the "
-                         "join by hand"),
-                     claim=[k, k + 1])
+            self.ballot_join_hit(k, key, f"`{src}` picks the upper half", "so no lane of a wavefront belongs to "
+                                 "another ballot", "test", "picks the upper half of a 64-bit word joined from two "
+                                 "32-lane ballots", f"`{src}`")
 
     def compared_side(self, k: int, a: int) -> int:
         """First token of the whole left side of the comparison at k: `lane + d` in `lane + d > 31`."""

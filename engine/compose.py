@@ -12,6 +12,11 @@ cannot build different files from the same decisions. The rules:
 - A group whose edits overlap the translation or an already applied group is held, never raised:
   the later group (in text order) gives way. Both paths report the held groups.
 - Overlapping translation edits are a translator bug: EditConflict.
+- Logical warps (warp/logical.py) are the default port of all warp code: every rewrite of it is
+  applied except in the functions an applied 64-wide group takes over (its region: the functions
+  holding its findings and their uses, closed over calls between functions with warp code). A group
+  whose region also holds another group's findings, or uses a macro whose warp code functions outside
+  the region share, is held: a function is either logical or 64-wide, never half of each.
 """
 
 from __future__ import annotations
@@ -19,8 +24,13 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 from .edits import Edit, EditConflict, find_conflict
 from .model import Analysis, Finding, FixGroup, FixStyle, FixTier
+
+if TYPE_CHECKING:
+    from .warp.logical import LogicalWarps
 
 
 @dataclass(frozen=True)
@@ -28,6 +38,8 @@ class Composed:
     edits: tuple[Edit, ...]                  # translation + applied fixes, no two overlapping
     applied: tuple[str, ...] = ()            # ids of the findings whose fix edits are in `edits`
     held: dict[str, str] = field(default_factory=dict)  # group id -> one-line reason it is not applied
+    wide_groups: tuple[str, ...] = ()        # fix groups applied as 64-wide rewrites
+    logical_rewrites: int = 0                # logical-warp rewrites applied (helpers not counted)
 
 
 def group_members(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
@@ -84,16 +96,18 @@ def dedupe(edits: Iterable[Edit]) -> list[Edit]:
 
 
 def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen: Mapping[str, FixStyle],
-            *, allow_review: bool) -> Composed:
+            *, allow_review: bool, logical: LogicalWarps | None = None) -> Composed:
     """The final edits of one file. `chosen` maps the ids of the accepted findings to their fix style
-    (a group takes its first member's style). See the module docstring for what is held and why."""
+    (a group takes its first member's style); `logical`: the file's logical-warp port, applied outside
+    the accepted groups' functions. See the module docstring for what is held and why."""
     held: dict[str, str] = {}
     owner: dict[int, str] = {}  # id(edit) -> group that brought it
-    edits: list[Edit] = list(translation_edits)
+    group_edit_lists: dict[str, list[Edit]] = {}
     added: list[str] = []  # groups whose edits were added, in text order
+    members_of = group_members(analysis.findings) if analysis is not None else {}
     if analysis is not None and chosen:
         fix_groups = {g.id: g for g in analysis.groups}
-        for gid, members in group_members(analysis.findings).items():
+        for gid, members in members_of.items():
             n = sum(1 for f in members if f.id in chosen)
             if not n:
                 continue
@@ -105,20 +119,187 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
                 held[gid] = "needs review" + (f": {g.tier_reason}" if g.tier_reason else "")
                 continue
             added.append(gid)
-            for e in group_edits(members, g, chosen[members[0].id]):
-                owner.setdefault(id(e), gid)
-                edits.append(e)
+            group_edit_lists[gid] = group_edits(members, g, chosen[members[0].id])
+    skip_functions: set[tuple[int, int]] = set()
+    skip_macros: set[str] = set()
+    # a group with no rewrite in its style (a wave32 target takes no wave64 fix) stays logical
+    added = [g for g in added if group_edit_lists[g]]
+    if logical is not None and analysis is not None and added:
+        regions = _Regions(logical, analysis, members_of)
+        added, why = regions.settle(added)
+        held.update(why)
+        skip_functions, skip_macros = regions.functions_of(added), regions.macros_of(added)
+    logical_edits = logical.edits(skip_functions, skip_macros) if logical is not None else []
+    taken = {(e.start, e.end) for e in logical_edits if e.start != e.end}
+    # a token the logical port renames (cudaGetDeviceProperties -> hipport_...) is not also translated
+    edits: list[Edit] = [e for e in translation_edits if (e.start, e.end) not in taken]
+    for e in logical_edits:
+        owner.setdefault(id(e), "logical-warp")
+        edits.append(e)
+    for gid in added:
+        for e in group_edit_lists[gid]:
+            owner.setdefault(id(e), gid)
+            edits.append(e)
     edits = dedupe(edits)
     while (conflict := find_conflict(edits)) is not None:
         a, b = conflict
         ga, gb = owner.get(id(a)), owner.get(id(b))
-        victim, other = (gb, ga) if gb is not None else (ga, gb)
-        if victim is None:
+        victim, other = (gb, ga) if gb not in (None, "logical-warp") else (ga, gb)
+        if victim is None or victim == "logical-warp":
             raise EditConflict(a, b)
         held[victim] = ("its fix overlaps the translation" if other is None
+                        else "its fix overlaps the logical-warp port" if other == "logical-warp"
                         else f"its fix overlaps the accepted fix of group {other}")
         edits = [e for e in edits if owner.get(id(e)) != victim]
     applied_groups = {gid for gid in added if gid not in held}
     applied = tuple(f.id for f in (analysis.findings if analysis is not None else ())
                     if (f.group or f.id) in applied_groups and f.fix(chosen[f.id]) is not None)
-    return Composed(tuple(edits), applied, held)
+    kept = len(logical.kept(skip_functions, skip_macros)) if logical is not None else 0
+    return Composed(tuple(edits), applied, held, tuple(g for g in added if g in applied_groups), kept)
+
+
+class _Regions:
+    """Which functions and macros an applied 64-wide group takes out of the logical-warp port."""
+
+    def __init__(self, logical: LogicalWarps, analysis: Analysis, members_of: Mapping[str, list[Finding]]) -> None:
+        self.logical = logical
+        self.members_of = members_of
+        text = analysis.source.text
+        starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self.offsets: dict[str, list[int]] = {}
+        for gid, members in members_of.items():
+            where = [f.start for f in members]
+            for f in members:
+                where.extend(starts[u.line - 1] + u.col - 1 for u in f.uses if 0 < u.line <= len(starts))
+            self.offsets[gid] = where
+        warp_names = {f.name for f in logical.functions if any(
+            r.function == (f.start, f.end) for r in logical.rewrites)}
+        self.warp_functions = [f for f in logical.functions if f.name in warp_names]
+        self.macro_rewrites = {r.macro for r in logical.rewrites if r.macro}
+        self._region: dict[str, frozenset[tuple[int, int]]] = {}
+
+    def region(self, gid: str) -> frozenset[tuple[int, int]]:
+        """The group's functions, closed over calls to and from functions with warp code."""
+        got = self._region.get(gid)
+        if got is not None:
+            return got
+        spans = {(f.start, f.end) for o in self.offsets.get(gid, ()) if (f := self.logical.function_at(o))}
+        names = {f.name for f in self.logical.functions if (f.start, f.end) in spans}
+        changed = True
+        while changed:
+            changed = False
+            for f in self.warp_functions:
+                if (f.start, f.end) in spans:
+                    continue
+                if f.name in names or f.calls & names:
+                    spans.add((f.start, f.end))
+                    names.add(f.name)
+                    changed = True
+            for f in self.logical.functions:
+                if (f.start, f.end) in spans:
+                    new = {g.name for g in self.warp_functions if g.name in f.calls} - names
+                    if new:
+                        names |= new
+                        changed = True
+        got = frozenset(spans)
+        self._region[gid] = got
+        return got
+
+    def settle(self, added: list[str]) -> tuple[list[str], dict[str, str]]:
+        """The applied groups that can take their regions whole, and why the others are held."""
+        held: dict[str, str] = {}
+        current = list(added)
+        while True:
+            taken = set().union(*(self.region(g) for g in current)) if current else set()
+            bad: dict[str, str] = {}
+            for gid in current:
+                region = self.region(gid)
+                for other, where in self.offsets.items():
+                    if other in current or other == gid:
+                        continue
+                    if any(self._inside(o, region) for o in where):
+                        bad[gid] = (f"its functions also hold group {other}, which stays a logical warp; "
+                                    "accept both or neither")
+                        break
+                if gid in bad:
+                    continue
+                for m in self.macros_used(region):
+                    users = [f for f in self.logical.functions if m in f.macros]
+                    if any((f.start, f.end) not in taken for f in users):
+                        bad[gid] = (f"it uses macro {m}, whose warp code functions outside its region share as "
+                                    "logical warps")
+                        break
+            if not bad:
+                return current, held
+            held.update(bad)
+            current = [g for g in current if g not in bad]
+
+    def _inside(self, offset: int, region: frozenset[tuple[int, int]]) -> bool:
+        return any(a <= offset < b for a, b in region)
+
+    def macros_used(self, region: Collection[tuple[int, int]]) -> set[str]:
+        used: set[str] = set()
+        for f in self.logical.functions:
+            if (f.start, f.end) in region:
+                used |= f.macros & self.macro_rewrites
+        return used
+
+    def functions_of(self, groups: Iterable[str]) -> set[tuple[int, int]]:
+        out: set[tuple[int, int]] = set()
+        for g in groups:
+            out |= self.region(g)
+        return out
+
+    def macros_of(self, groups: Iterable[str]) -> set[str]:
+        return self.macros_used(self.functions_of(groups))
+
+
+def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analysis:
+    """The analysis with fix groups merged where their code is connected: groups whose regions (see
+    _Regions) share a function, or whose functions use one macro with warp code, become one group, so
+    each offered 64-wide rewrite is a whole connected piece of warp code (a function is either logical
+    or 64-wide). The merged group keeps the first group's id and takes the lower tier."""
+    members_of = group_members(analysis.findings)
+    if logical is None or len(members_of) < 2:
+        return analysis
+    regions = _Regions(logical, analysis, members_of)
+    ids = list(members_of)
+    parent = {g: g for g in ids}
+
+    def find(g: str) -> str:
+        while parent[g] != g:
+            parent[g] = parent[parent[g]]
+            g = parent[g]
+        return g
+
+    reach = {g: (regions.region(g), regions.macros_used(regions.region(g))) for g in ids}
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            (ra, ma), (rb, mb) = reach[a], reach[b]
+            if ra & rb or ma & mb or any(regions._inside(o, rb) for o in regions.offsets.get(a, ())) \
+                    or any(regions._inside(o, ra) for o in regions.offsets.get(b, ())):
+                parent[find(b)] = find(a)
+    root_of = {g: find(g) for g in ids}
+    if len(set(root_of.values())) == len(ids):
+        return analysis
+    import dataclasses
+
+    by_id = {g.id: g for g in analysis.groups}
+    merged: dict[str, FixGroup] = {}
+    for gid in ids:
+        root = root_of[gid]
+        g = by_id.get(gid) or FixGroup(gid, tuple(f.id for f in members_of[gid]), "")
+        if root not in merged:
+            merged[root] = dataclasses.replace(g, id=root)
+            continue
+        m = merged[root]
+        review = FixTier.REVIEW in (m.tier, g.tier)
+        merged[root] = dataclasses.replace(
+            m, finding_ids=m.finding_ids + g.finding_ids,
+            reason=m.reason if g.reason in m.reason else f"{m.reason}; {g.reason}",
+            shared=m.shared + tuple(s for s in g.shared if s not in m.shared),
+            tier=FixTier.REVIEW if review else FixTier.SAFE,
+            tier_reason="; ".join(x for x in (m.tier_reason, g.tier_reason) if x))
+    findings = tuple(f if root_of[f.group or f.id] == (f.group or f.id)
+                     else dataclasses.replace(f, group=root_of[f.group or f.id]) for f in analysis.findings)
+    return dataclasses.replace(analysis, findings=findings, groups=tuple(merged.values()))

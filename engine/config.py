@@ -5,7 +5,7 @@ Example (pyproject.toml; in .hipport.toml the same keys sit at top level, tables
     [tool.hipport]
     output_mode = "sibling"        # "in-place" | "sibling" | "folder"
     output_folder = "hip"          # folder mode: the tree is mirrored under <root>/hip
-    fix_style = "wave64"           # "wave64" | "portable"
+    fix_style = "logical"          # "logical" (default) | "wave64" | "portable": see fix_style below
     rocm = "7.0"                   # or "7", [7, 0]
     archs = ["gfx942"]             # or "gfx942,gfx1100"; target-ID features allowed: "gfx90a:xnack-"
     launch_syntax = "chevron"      # "chevron" | "ggl"
@@ -61,7 +61,12 @@ class Config:
 
     output_mode: OutputMode = "sibling"  # sibling: gemm.cu -> gemm.hip, matmul_cuda.py -> matmul_hip.py
     output_folder: str = "hip"           # folder mode: mirror of the tree under root/<output_folder>
+    # The style of a 64-wide rewrite when one is accepted (the app's `y`, convert --fix-style). Warp code
+    # is ported as logical 32-lane warps unless a 64-wide rewrite of it is accepted (WAVE64.md).
     fix_style: FixStyle = FixStyle.WAVE64
+    # `fix_style = "wave64"|"portable"` in the settings: convert also takes the SAFE 64-wide groups by
+    # default (as --fix-style does); `"logical"` or unset: logical warps only
+    wide_fixes: bool = False
     rocm: tuple[int, int] = (7, 0)
     archs: tuple[str, ...] = ("gfx942",)
     launch_syntax: str = "chevron"
@@ -89,6 +94,8 @@ class Config:
         """A copy with `changes` applied and validated (raises ConfigError naming `where`, by default
         the file the settings came from). The copy keeps this one's origin."""
         raw = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "origin"}
+        if "fix_style" in changes:
+            raw.pop("wide_fixes")  # follows the new fix_style
         raw.update(changes)
         cfg = _validate(raw, where or self.origin or "<settings>")
         return dataclasses.replace(cfg, origin=self.origin) if where else cfg
@@ -142,7 +149,12 @@ def _validate(table: Mapping[str, Any], where: str) -> Config:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {hint})")
         if name in values:
             raise ConfigError(f"{where}: key {key!r} given twice")
+        if name == "fix_style" and value == "logical":
+            values.setdefault("wide_fixes", False)
+            continue
         values[name] = _CHECKS[name](value, f"{where}: {key}")
+        if name == "fix_style" and "wide_fixes" not in table:
+            values["wide_fixes"] = True
     cfg = Config(**values, origin=where)
     check_output_folder(cfg.output_folder, f"{where}: output_folder")
     return cfg
@@ -165,7 +177,7 @@ def _choice(options: tuple[str, ...]) -> Any:
 
 
 def _fix_style(value: Any, what: str) -> FixStyle:
-    s = _choice(tuple(x.value for x in FixStyle))(value, what)
+    s = _choice(("logical", *(x.value for x in FixStyle)))(value, what)
     return FixStyle(s)
 
 
@@ -276,6 +288,7 @@ _CHECKS: dict[str, Any] = {
     "output_mode": _choice(OUTPUT_MODES),
     "output_folder": _str,
     "fix_style": _fix_style,
+    "wide_fixes": _bool,
     "rocm": _rocm,
     "archs": _archs,
     "launch_syntax": _choice(LAUNCH_SYNTAXES),

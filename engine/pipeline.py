@@ -3,13 +3,17 @@ the same composer the review session uses), render."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .compose import choose, compose, dedupe, fix_edits
-from .edits import apply_edits
-from .model import Analysis, FixStyle, Translation
-from .source import Source
+from .compose import choose, compose, connected_groups, dedupe, fix_edits
+from .edits import Edit, apply_edits
+from .model import Analysis, FixStyle, Report, Translation
+from .source import Language, Source
+
+if TYPE_CHECKING:
+    from .warp.logical import LogicalWarps
 
 __all__ = ["PortResult", "dedupe", "fix_edits", "port"]
 
@@ -21,27 +25,67 @@ class PortResult:
     applied_findings: tuple[str, ...]
     text: str
     held: dict[str, str] = field(default_factory=dict)  # fix group id -> why it was not applied
+    logical: LogicalWarps | None = None               # the logical-warp port (None: --fixes none)
+    wide_groups: tuple[str, ...] = ()                 # fix groups applied as 64-wide rewrites
+    logical_rewrites: int = 0                         # logical-warp rewrites in `text`
+    reports: tuple[Report, ...] = ()                  # the translation's reports still true of `text`
 
 
 def port(
     source: Source,
     options: object | None = None,
     *,
-    fixes: str | Collection[str] = "none",
-    style: FixStyle = FixStyle.WAVE64,
+    fixes: str | Collection[str] = "all",
+    style: FixStyle | None = None,
     warp_options: object | None = None,
     allow_review: bool = False,
 ) -> PortResult:
-    """Translate `source`; with fixes="all" or a set of rule ids, also apply those warp fixes (whole
-    groups; REVIEW-tier groups only with `allow_review`; a group that conflicts is held, see `held`)."""
+    """Translate `source` and port its warp code.
+
+    fixes="none": the translation alone (hipify-clang's output). Otherwise the warp code is ported as
+    logical 32-lane warps (right on every GPU by construction), and with a 64-wide `style` (wave64 or
+    portable) the fix groups of `fixes` ("all" or a set of rule ids) are applied as 64-wide rewrites
+    instead: whole groups, REVIEW-tier groups only with `allow_review`; a group that cannot be applied
+    whole is held, see `held`."""
     from .translate import translate  # lazy: keeps `hipport --help` fast
 
     tr = translate(source, options)  # type: ignore[arg-type]
-    if fixes == "none":
-        return PortResult(tr, None, (), apply_edits(source.text, tr.edits))
-    from .warp import analyze
+    if fixes == "none" or source.language not in LOGICAL_LANGUAGES:
+        return PortResult(tr, None, (), apply_edits(source.text, tr.edits), reports=tr.reports)
+    analysis = None
+    chosen: dict[str, FixStyle] = {}
+    if style is not None:
+        from .warp import analyze
 
-    analysis = analyze(source, tr, warp_options)  # type: ignore[arg-type]
-    chosen = choose(analysis, None if fixes == "all" else set(fixes), style)
-    c = compose(tr.edits, analysis, chosen, allow_review=allow_review)
-    return PortResult(tr, analysis, c.applied, apply_edits(source.text, c.edits), c.held)
+        analysis = analyze(source, tr, warp_options)  # type: ignore[arg-type]
+    logical = logical_port(source, tr)
+    if analysis is not None and style is not None:
+        analysis = connected_groups(analysis, logical)
+        chosen = choose(analysis, None if fixes == "all" else set(fixes), style)
+    c = compose(tr.edits, analysis, chosen, allow_review=allow_review, logical=logical)
+    return PortResult(tr, analysis, c.applied, apply_edits(source.text, c.edits), c.held, logical,
+                      c.wide_groups, c.logical_rewrites, still_true(tr.reports, c.edits))
+
+
+# Languages whose warp code is ported as logical warps (Python's CUDA strings are not rewritten yet)
+LOGICAL_LANGUAGES = frozenset({Language.CUDA, Language.CPP})
+
+
+def logical_port(source: Source, translation: Translation) -> LogicalWarps | None:
+    """The logical-warp rewrites of `source` (None for languages they do not apply to); the CLI and the
+    review session both take them from here."""
+    if source.language not in LOGICAL_LANGUAGES:
+        return None
+    from .warp.lex import columns
+    from .warp.logical import analyze_logical
+    from .warp.prelude import prelude_offset
+
+    return analyze_logical(source.text, prelude_offset(source.text, columns(source.text)), source.newline,
+                           ((e.start, e.end) for e in translation.edits))
+
+
+def still_true(reports: Iterable[Report], edits: Iterable[Edit]) -> tuple[Report, ...]:
+    """The translation's reports minus those about a name the port replaced (a `__syncwarp` the target
+    ROCm lacks is no longer called once it is `hipport_syncwarp`)."""
+    replaced = [(e.start, e.end) for e in edits if e.rule == "logical-warp" and e.start != e.end]
+    return tuple(r for r in reports if not any(a <= r.start and r.end <= b for a, b in replaced))

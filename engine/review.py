@@ -30,16 +30,19 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .api import translate_options, warp_options
-from .compose import compose
+from .compose import compose, connected_groups
 from .config import Config, ConfigError, load_config
 from .diffrows import Row, build_rows
 from .discover import discover
 from .edits import Edit, EditConflict, apply_edits, find_conflict
 from .model import Analysis, Translation
 from .outputs import output_folder_rel
+from .pipeline import logical_port
 from .review_decisions import Decisions
 from .review_stale import Staleness
 from .review_state import Decision, State, StateError, load_state, quarantine, sha256_bytes
@@ -62,6 +65,11 @@ from .source import Source
 from .translate import TranslateOptions, translate
 from .warp import WarpOptions, analyze
 
+if TYPE_CHECKING:
+    from .warp.logical import LogicalWarps
+
+LogicalFn = Callable[[Source, Translation], "LogicalWarps | None"]
+
 __all__ = [
     "Change", "Decision", "FileEntry", "FileReview", "FileStatus", "GroupRefused", "OutputExists",
     "OutputShared", "ReviewError", "ReviewSession", "StaleError", "StateError",
@@ -79,16 +87,21 @@ def _default_analyze(source: Source, translation: Translation, options: WarpOpti
 class ReviewSession(Decisions, Staleness, Writing):
     """See the module docstring. Thread-safe: `load` may run in worker threads while the UI decides."""
 
+    _logical: LogicalFn = staticmethod(logical_port)  # type: ignore[assignment]
+
     # ----------------------------------------------------------------------------------- opening
 
     @classmethod
     def open(cls, root: Path, config: Config | None = None, *, translate: TranslateFn | None = None,
-             analyze: AnalyzeFn | None = None, fresh: bool = False, autosave: bool = True) -> ReviewSession:
+             analyze: AnalyzeFn | None = None, fresh: bool = False, autosave: bool = True,
+             logical: LogicalFn | None = None) -> ReviewSession:
         """Open the project at `root` (a folder; a git work tree or not). Cheap: no translation yet.
 
         Raises StateError if .hipport/state.json is corrupt or from a newer hipport; `fresh=True`
         moves such a file aside (state.json.bad-<time>) and starts with no decisions.
-        `translate`/`analyze` replace the engine's functions (same signatures), e.g. in tests.
+        `translate`/`analyze`/`logical` replace the engine's functions (same signatures), e.g. in tests
+        (`logical`: the logical-warp port written for every warp group not accepted as 64-wide;
+        pipeline.logical_port).
         """
         root = Path(root)
         if not root.is_dir():
@@ -101,7 +114,9 @@ class ReviewSession(Decisions, Staleness, Writing):
                 raise
             quarantine(root)
             state = State()
-        return cls(root, cfg, state, translate or _default_translate, analyze or _default_analyze, autosave)
+        session = cls(root, cfg, state, translate or _default_translate, analyze or _default_analyze, autosave)
+        session._logical = logical or logical_port
+        return session
 
     def rescan(self) -> list[str]:
         """Walk the tree again (new/removed files); returns the file list's paths."""
@@ -232,8 +247,9 @@ class ReviewSession(Decisions, Staleness, Writing):
             tr = self._translate(src, topt)
         except Exception as e:  # an engine bug must not take the app down: report it on the file
             raise ReviewError(f"{rel}: translation failed: {type(e).__name__}: {e}") from None
+        logical = self._logical(src, tr)
         try:
-            an = self._analyze(src, tr, wopt)
+            an = connected_groups(self._analyze(src, tr, wopt), logical)
         except Exception as e:
             raise ReviewError(f"{rel}: warp analysis failed: {type(e).__name__}: {e}") from None
         clash = find_conflict(tr.edits)
@@ -259,6 +275,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             index={f.id: i for i, f in enumerate(findings)},
             groups={g: tuple(ids) for g, ids in groups.items()},
             fix_groups={g.id: g for g in an.groups},
+            logical=logical,
         )
 
     # ----------------------------------------------------------------------------------- navigation
@@ -326,7 +343,7 @@ class ReviewSession(Decisions, Staleness, Writing):
                       if rec.decision == Decision.ACCEPTED and fid in fr.index}
             try:
                 # accepting a group is the deliberate act a REVIEW-tier fix needs
-                c = compose(fr.translation.edits, fr.analysis, chosen, allow_review=True)
+                c = compose(fr.translation.edits, fr.analysis, chosen, allow_review=True, logical=fr.logical)
             except EditConflict as e:
                 raise ReviewError(f"{rel}: the translation produced overlapping edits ({e})") from None
             self._results[rel] = (fr, c.edits, c.held)

@@ -11,11 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .model import Analysis, Finding, FixGroup, Translation
 from .review_state import DecisionRecord
 from .source import Language, Source, language_for
+
+if TYPE_CHECKING:
+    from .warp.logical import LogicalWarps
 
 TranslateFn = Callable[[Source, Any], Translation]
 AnalyzeFn = Callable[[Source, Translation, Any], Analysis]
@@ -92,6 +95,8 @@ class FileReview:
     index: dict[str, int] = field(default_factory=dict)  # finding id -> position in `findings`
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
     fix_groups: dict[str, FixGroup] = field(default_factory=dict)
+    # the logical-warp port of the file: written for every warp group not accepted as 64-wide
+    logical: LogicalWarps | None = None
 
     def group_of(self, finding_id: str) -> tuple[str, ...]:
         return self.groups[self.by_id[finding_id].group]

@@ -26,8 +26,8 @@ class Job:
     path: str
     rel: str
     options: Any = None             # TranslateOptions
-    fixes: Any = "none"             # pipeline.port's fixes: "none" | "all" | set of rule ids
-    style: FixStyle = FixStyle.WAVE64
+    fixes: Any = "all"              # pipeline.port's fixes: "none" (translation only) | "all" | set of rule ids
+    style: FixStyle | None = None   # 64-wide fix style of the chosen groups; None: logical warps only
     warp_options: Any = None
     allow_review: bool = False      # apply REVIEW-tier fix groups too (convert --fixes-review)
     render: bool = True             # return the encoded output
@@ -50,6 +50,10 @@ class FileResult:
     edits: int = 0
     applied_findings: tuple[str, ...] = ()
     held: dict[str, str] = field(default_factory=dict)  # fix group id -> why it was not applied
+    wide_groups: int = 0            # fix groups applied as 64-wide rewrites
+    logical_groups: int = 0         # fix groups of the analysis left as logical warps (0 without analysis)
+    logical_rewrites: int = 0       # logical-warp rewrites in the output
+    not_exact: list[dict[str, Any]] = field(default_factory=list)  # places the port cannot make exact
     bytes_in: int = 0
     replaced_bytes: int = 0
     changed_lines: int = 0
@@ -91,9 +95,15 @@ def port_file(job: Job) -> FileResult:
     res.edits = len(tr.edits)
     res.applied_findings = pr.applied_findings
     res.held = dict(pr.held)
+    res.wide_groups = len(pr.wide_groups)
+    res.logical_groups = len(pr.analysis.groups) - len(pr.wide_groups) if pr.analysis is not None else 0
+    res.logical_rewrites = pr.logical_rewrites
+    if pr.logical is not None:
+        res.not_exact = [{"kind": x.kind, "line": x.line, "col": x.col, "message": x.message}
+                         for x in pr.logical.not_exact]
     res.changed = pr.text != src.text
     res.replaced_bytes = sum(e.end - e.start for e in tr.edits)
-    res.reports = [report_dict(r) for r in tr.reports]  # the one serialisation (report.py)
+    res.reports = [report_dict(r) for r in pr.reports]  # the one serialisation (report.py)
     res.changed_lines = len({src.line_col(e.start)[0] for e in tr.edits})
     if job.render:
         res.output = src.encode(pr.text) if res.changed else (src.raw if src.raw is not None else src.encode(src.text))

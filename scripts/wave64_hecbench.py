@@ -24,8 +24,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 LIST = HERE / "wave64_hecbench.list"
 HECBENCH_COMMIT = "49175104c"
-VARIANTS = ("plain", "wave64", "portable", "review")
-COLUMNS = ("native", "plain", "wave64", "portable", "portable-native", "review")
+VARIANTS = ("logical", "safe64", "all64")
+COLUMNS = ("native", "logical", "logical-native", "safe64", "all64")
+# the hipport convert options of each port (the default port is logical 32-lane warps)
+VARIANT_OPTIONS = {"logical": [], "safe64": ["--fix-style", "wave64"],
+                   "all64": ["--fix-style", "wave64", "--fixes-review"]}
 FAIL_RE = re.compile(r"FAIL|Mismatch|mismatch|Check failed|\bfailed\b|W64-ERROR")
 TIMING_RE = re.compile(
     r"time|Time|TIME|\bms\b|\(s\)|\bsec|\bus\b|GB/s|GFLOP|throughput|Throughput|bandwidth|Bandwidth|"
@@ -34,15 +37,10 @@ TIMING_RE = re.compile(
 NUM_RE = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)", re.IGNORECASE)
 # Harness workarounds applied to the flattened oracle units only (never to hipport's outputs), each a
 # gap outside the warp analysis that would stop a port from compiling before any warp code runs:
-#   cuda_bf16.h  hipport renames __nv_bfloat16 to hip_bfloat16 but leaves `#include <cuda_bf16.h>` or
-#                writes <hip/hip_bfloat16.h> (the legacy class); the unit includes the oracle's
-#                <hip/hip_bf16.h>, where hip_bfloat16 is CUDA's __nv_bfloat16.
 #   hip_math_constants.h  the oracle has no <hip/hip_math_constants.h>; CUDA's header and the HIP_* names
 #                (wave64_hecbench_runtime.h) stand in for it.
 #   <omp.h>      the oracle cannot pass -fopenmp; a unit that includes <omp.h> gets one-thread stubs.
 HARNESS_FIXES = (
-    (re.compile(r"^\s*#\s*include\s*<(cuda_bf16\.h|hip/hip_bfloat16\.h)>", re.M),
-     r"#include <hip/hip_bf16.h>  /* harness: was \1 */"),
     (re.compile(r"^\s*#\s*include\s*<hip/hip_math_constants\.h>", re.M),
      "#include <math_constants.h>  /* harness: was hip/hip_math_constants.h */"),
 )
@@ -141,9 +139,7 @@ def prepare(outdir: Path, names: list[str], hecbench: Path, hipport: str) -> int
         if dst.exists():
             shutil.rmtree(dst)
         shutil.copytree(src, dst / "cuda")
-        for v, opts in (("plain", []), ("wave64", ["--fixes", "all", "--fix-style", "wave64"]),
-                        ("portable", ["--fixes", "all", "--fix-style", "portable"]),
-                        ("review", ["--fixes", "all", "--fixes-review", "--fix-style", "wave64"])):
+        for v, opts in VARIANT_OPTIONS.items():
             r = subprocess.run([hipport, "convert", str(src), "-o", str(dst / v), "-q", *opts],
                                capture_output=True, text=True)
             (dst / f"{v}.convert.log").write_text(r.stdout + r.stderr)
@@ -255,20 +251,25 @@ def short(cell: str) -> str:
 
 
 def markdown(tsv: Path) -> str:
-    """The four-way table with short verdicts, totals and the issue's two targets."""
+    """The table with short verdicts, totals and the issue's targets."""
     rows = [ln.split("\t") for ln in tsv.read_text().splitlines() if ln and not ln.startswith("#")][1:]
-    titles = ["CUDA native", "plain / oracle", "wave64 / oracle", "portable / oracle", "portable / native",
-              "wave64 + review fixes / oracle"]
-    ncol = len(rows[0]) - 1 if rows else 5  # tables before the review column have five
+    titles = ["CUDA native", "logical (default) / oracle", "logical / HIP on NVIDIA", "SAFE 64-wide / oracle",
+              "all 64-wide / oracle"]
+    ncol = len(rows[0]) - 1 if rows else len(titles)
     out = ["| benchmark | " + " | ".join(titles[:ncol]) + " |", "|---" * (ncol + 1) + "|"]
     out += ["| " + " | ".join([r[0]] + [short(c) for c in r[1:]]) + " |" for r in rows]
     n = len(rows)
     word = "BUILD-OK" if any(c.startswith("BUILD-OK") for r in rows for c in r[1:]) else "PASS"
     passes = [sum(1 for r in rows if r[i].startswith(word)) for i in range(1, ncol + 1)]
     out.append(f"| **{word}** | " + " | ".join(f"**{p}/{n}**" for p in passes) + " |")
-    broke = [r[0] for r in rows if r[2].startswith(word) and not (r[3].startswith(word) and r[4].startswith(word))]
+    ok = lambda r, i: len(r) > i and r[i].startswith(word)  # noqa: E731
+    default_miss = [r[0] for r in rows if ok(r, 1) and not ok(r, 2)]
+    safe_broke = [r[0] for r in rows if ok(r, 2) and not ok(r, 4)]
     out.append("")
-    out.append(f"Fixes that turned a plain {word} into a non-{word}: {len(broke)} ({', '.join(broke) or 'none'}).")
+    out.append(f"CUDA {word} but the default (logical) port not: {len(default_miss)} "
+               f"({', '.join(default_miss) or 'none'}).")
+    out.append(f"SAFE 64-wide groups that turned a default {word} into a non-{word}: {len(safe_broke)} "
+               f"({', '.join(safe_broke) or 'none'}).")
     return "\n".join(out) + "\n"
 
 

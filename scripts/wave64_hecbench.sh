@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# wave64_hecbench.sh: issue 9's proof on real code. HeCBench 49175104c dev benchmarks
-# (scripts/wave64_hecbench.list), each built and run four ways on an NVIDIA GPU:
+# wave64_hecbench.sh: the warp port's proof on real code (issue 18). HeCBench 49175104c dev benchmarks
+# (scripts/wave64_hecbench.list), each built and run five ways on an NVIDIA GPU:
 #   native            the CUDA original, nvcc, a real 32-wide warp
-#   plain             hipport's port without warp fixes, under the wave64 oracle (64-lane waves)
-#   wave64            hipport convert --fixes all --fix-style wave64, under the oracle
-#   portable          hipport convert --fixes all --fix-style portable, under the oracle
-#   portable-native   the portable port as HIP on NVIDIA (oracle --native, warpSize 32)
-#   review            --fixes all --fixes-review --fix-style wave64 (review-tier groups applied too), under the oracle
+#   logical           hipport convert (the default port: logical 32-lane warps), under the wave64 oracle
+#   logical-native    the same port as HIP on NVIDIA (oracle --native, warpSize 32)
+#   safe64            hipport convert --fix-style wave64 (SAFE 64-wide groups accepted), under the oracle
+#   all64             --fix-style wave64 --fixes-review (every 64-wide group accepted), under the oracle
 # Ports run in the oracle's ROCm 7 model (--mode rocm7: warpSize not constexpr, 64-bit *_sync masks),
 # hipport's default target. A run is judged by the program's own PASS/FAIL, or by comparing its output
 # with the CUDA original's (see the list's judge field and wave64_hecbench.py).
@@ -16,7 +15,7 @@
 #                                                  writes $OUT/wave64_hecbench.tsv (+ .md, logs)
 #   W64_BUILD_ONLY=1 ... run                       compile only (no GPU needed): verdicts BUILD-OK/COMPILE-ERROR
 # Environment: HIPPORT_HECBENCH (default /work/hecbench), W64_JOBS (builds in parallel, default nproc),
-# W64_RUN_JOBS (runs in parallel, default 4), W64_COLUMNS (default: all six), W64_TIMEOUT (seconds per run, default 120), W64_ONLY (names).
+# W64_RUN_JOBS (runs in parallel, default 4), W64_COLUMNS (default: all five), W64_TIMEOUT (seconds per run, default 120), W64_ONLY (names).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case "${1:-}" in
@@ -52,7 +51,7 @@ run)
     mkdir -p "$work/$b"
     cp -r "$d/$b/cuda" "$work/$b/run"
     [ -n "$setup" ] && (cd "$work/$b/run" && eval "$setup") >/dev/null 2>&1
-    for c in native plain wave64 portable portable-native review; do cp -r "$work/$b/run" "$work/$b/run.$c"; done
+    for c in native logical logical-native safe64 all64; do cp -r "$work/$b/run" "$work/$b/run.$c"; done
   done
   build() {  # build NAME COLUMN -> $W/NAME/bin.COLUMN or a COMPILE-ERROR verdict
     b=$1 c=$2 log="$W/logs/$1.$2.build.log"
@@ -64,7 +63,7 @@ run)
       return
     fi
     v=$c opt=(--mode rocm7)
-    [ "$c" = portable-native ] && v=portable opt=(--native)
+    [ "$c" = logical-native ] && v=logical opt=(--native)
     r=$(bash "$TOOL/run_wave64.sh" "$D/$b/$v.hip" "${opt[@]}" --build-only --cache "$W/$b/cache.$c" \
           --log "$log" -I"$D" -I"$D/$b/$v" $flags 2>&1 | head -1)
     case "$r" in
@@ -90,7 +89,7 @@ run)
   }
   export -f build runone
   t0=$(date +%s)
-  cols=${W64_COLUMNS:-native plain wave64 portable portable-native review}
+  cols=${W64_COLUMNS:-native logical logical-native safe64 all64}
   for b in $names; do for c in $cols; do echo "$b $c"; done; done \
     | xargs -P "${W64_JOBS:-$(nproc)}" -L 1 bash -c 'build "$@"' _
   t1=$(date +%s)

@@ -18,7 +18,8 @@ from .base import (
     Hit,
     _hex8,
 )
-from .lex import ID, NUM, int_value
+from .lex import ID, NUM, Columns, int_value
+from .prelude import prelude_offset
 
 
 class FileRules(Base):
@@ -225,44 +226,4 @@ class FileRules(Base):
         return call is not None and self.tx[k - 1] == "=" and self.tx[call] not in ("static_assert", "__launch_bounds__")
 
     def prelude_offset(self) -> int:
-        """Offset after the hip/cuda runtime include line (or after the first include block, or 0), never
-        inside a preprocessor conditional (an include guard counts as none): a prelude inside
-        `#ifdef USE_ROCM` would leave `lane_mask_t` undefined in the other branch."""
-        directives: list[tuple[int, str, int]] = []  # (token index of '#', directive word, line end offset)
-        for k in self.positions(("#",)):
-            if self.pp[k] >= 0 and self.tt[k] == "#" and (k == 0 or self.pp[k - 1] != self.pp[k]) and k + 1 < self.n:
-                line_end = self.text.find("\n", self.st[k + 1])
-                while line_end > 0 and self.text[line_end - 1] == "\\":
-                    nxt = self.text.find("\n", line_end + 1)
-                    line_end = nxt if nxt >= 0 else -1
-                directives.append((k, self.tx[k + 1], len(self.text) if line_end < 0 else line_end + 1))
-        base = 0
-        if len(directives) >= 2 and directives[0][1] == "ifndef" and directives[1][1] == "define" \
-                and self.tx[directives[0][0] + 2] == self.tx[directives[1][0] + 2]:
-            base = 1  # include guard: transparent
-        depth = 0
-        first_inc: int | None = None
-        pending: str | None = None  # an include was seen inside a conditional: place after it closes
-        for k, word, end in directives:
-            if word in ("if", "ifdef", "ifndef"):
-                depth += 1
-            elif word == "endif":
-                depth -= 1
-                if pending is not None and depth <= base:
-                    if pending == "runtime":
-                        return end
-                    if first_inc is None:
-                        first_inc = end
-                    pending = None
-            elif word == "include":
-                spelled = self.text[self.en[k + 1]:end]
-                runtime = bool(re.search(r"cuda_runtime|hip_runtime|cuda\.h|<hip/", spelled))
-                if depth <= base:
-                    if runtime:
-                        return end
-                    if first_inc is None:
-                        first_inc = end
-                elif pending != "runtime":
-                    pending = "runtime" if runtime else "include"
-        return first_inc or 0
-
+        return prelude_offset(self.text, Columns(self.kd, self.tt, self.st, self.en, self.pp))

@@ -10,7 +10,10 @@ that no input file maps to, and every writer, diff view and commit path would ne
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+from .lex import Columns
 
 
 @dataclass
@@ -109,3 +112,48 @@ def prelude_text(needs: Needs, portable: bool, newline: str = "\n") -> str:
     text = "/* hipport warp helpers: each part is identical wherever it appears, under its own guard */\n" \
         + "\n".join(parts) + "\n"
     return text.replace("\n", newline)
+
+
+def prelude_offset(text: str, c: Columns) -> int:
+    """Where inserted helpers go: after the hip/cuda runtime include line (or after the first include
+    block, or 0), never inside a preprocessor conditional (an include guard counts as none): a prelude
+    inside `#ifdef USE_ROCM` would leave `lane_mask_t` undefined in the other branch."""
+    tt, st, en, pp, n = c.texts, c.starts, c.ends, c.pps, len(c)
+    directives: list[tuple[int, str, int]] = []  # (token index of '#', directive word, line end offset)
+    for k in range(n - 1):
+        if tt[k] == "#" and pp[k] >= 0 and (k == 0 or pp[k - 1] != pp[k]):
+            line_end = text.find("\n", st[k + 1])
+            while line_end > 0 and text[line_end - 1] == "\\":
+                nxt = text.find("\n", line_end + 1)
+                line_end = nxt if nxt >= 0 else -1
+            directives.append((k, tt[k + 1], len(text) if line_end < 0 else line_end + 1))
+    base = 0
+    if len(directives) >= 2 and directives[0][1] == "ifndef" and directives[1][1] == "define" \
+            and directives[0][0] + 2 < n and directives[1][0] + 2 < n \
+            and tt[directives[0][0] + 2] == tt[directives[1][0] + 2]:
+        base = 1  # include guard: transparent
+    depth = 0
+    first_inc: int | None = None
+    pending: str | None = None  # an include was seen inside a conditional: place after it closes
+    for k, word, end in directives:
+        if word in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif word == "endif":
+            depth -= 1
+            if pending is not None and depth <= base:
+                if pending == "runtime":
+                    return end
+                if first_inc is None:
+                    first_inc = end
+                pending = None
+        elif word == "include":
+            spelled = text[en[k + 1]:end]
+            runtime = bool(re.search(r"cuda_runtime|hip_runtime|cuda\.h|<hip/", spelled))
+            if depth <= base:
+                if runtime:
+                    return end
+                if first_inc is None:
+                    first_inc = end
+            elif pending != "runtime":
+                pending = "runtime" if runtime else "include"
+    return first_inc or 0

@@ -84,7 +84,7 @@ def test_a_bad_project_setting_is_one_line(project: Path, capsys: pytest.Capture
     (project / "pyproject.toml").write_text('[tool.hipport]\nfix_style = "fast"\n')
     assert main(["convert", str(project / "src" / "k.cu")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "fix_style must be one of wave64, portable" in err
+    assert err.count("\n") == 1 and "fix_style must be one of logical, wave64, portable" in err
 
 
 def test_one_version_number(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,9 @@
 
 The analysis here is a fixed one (two fix groups whose edits overlap, one REVIEW-tier group) over
 a real translation, so the conflict is certain; everything else is the real engine: the CLI's
-translate_batch/pipeline path, the app's ReviewSession, the report serialisers.
+translate_batch/pipeline path, the app's ReviewSession, the report serialisers. The fixed groups all
+sit in one kernel, which the logical-warp port would join into one connected group; these tests are
+about holding and tiers, so they run without the logical port (tests/warp/test_logical_*.py run with it).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import hipport.engine.pipeline as pipeline
 import hipport.engine.warp as warp
 from hipport.engine.compose import choose, compose
 from hipport.engine.edits import Edit, apply_edits
@@ -61,12 +64,18 @@ def fixed_analysis(source: Source, translation: Translation | None = None, optio
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "k.cu").write_text(SRC)
     monkeypatch.setattr(warp, "analyze", fixed_analysis)  # what pipeline.port and `scan --warp` call
+    monkeypatch.setattr(pipeline, "logical_port", no_logical)
     return tmp_path
+
+
+def no_logical(source: Source, translation: Translation) -> None:
+    return None
 
 
 def test_convert_holds_a_conflicting_group_instead_of_failing_the_file(project: Path) -> None:
     # before compose.py, the CLI raised EditConflict here and the file was not converted at all
-    res = port_file(Job(str(project / "k.cu"), "k.cu", TranslateOptions(ast="off"), fixes="all"))
+    res = port_file(Job(str(project / "k.cu"), "k.cu", TranslateOptions(ast="off"), fixes="all",
+                               style=FixStyle.WAVE64))
     assert res.error is None
     assert res.held == {"lane-alt": "its fix overlaps the accepted fix of group lane", "out": f"needs review: {WHY}"}
     out = (res.output or b"").decode()
@@ -76,10 +85,11 @@ def test_convert_holds_a_conflicting_group_instead_of_failing_the_file(project: 
 
 
 def test_cli_and_app_build_the_same_file_from_the_same_decisions(project: Path) -> None:
-    cli = port_file(Job(str(project / "k.cu"), "k.cu", TranslateOptions(ast="off"), fixes="all", allow_review=True))
+    cli = port_file(Job(str(project / "k.cu"), "k.cu", TranslateOptions(ast="off"), fixes="all",
+                        style=FixStyle.WAVE64, allow_review=True))
     assert set(cli.held) == {"lane-alt"}
     s = ReviewSession.open(project, translate=lambda src, o: translate(src, TranslateOptions(ast="off")),
-                           analyze=fixed_analysis)
+                           analyze=fixed_analysis, logical=no_logical)
     fr = s.load("k.cu")
     by_group = {f.group: f.id for f in fr.findings}
     for g in ("mask", "lane", "out"):
@@ -93,12 +103,13 @@ def test_cli_and_app_build_the_same_file_from_the_same_decisions(project: Path) 
 
 def test_convert_applies_review_groups_only_when_asked(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = project / "out"
-    assert main(["convert", str(project / "k.cu"), "-o", str(out / "a.hip"), "--fixes", "all", "--ast", "off"]) == 0
+    assert main(["convert", str(project / "k.cu"), "-o", str(out / "a.hip"), "--fix-style", "wave64", "--ast",
+                 "off"]) == 0
     err = capsys.readouterr().err
     assert "unsigned long long" not in (out / "a.hip").read_text()
-    assert f"fix group out not applied: needs review: {WHY}" in err
-    assert "fix group lane-alt not applied: its fix overlaps" in err
-    assert main(["convert", str(project / "k.cu"), "-o", str(out / "b.hip"), "--fixes", "all", "--fixes-review",
+    assert f"fix group out kept as logical warps, not 64-wide: needs review: {WHY}" in err
+    assert "fix group lane-alt kept as logical warps, not 64-wide: its fix overlaps" in err
+    assert main(["convert", str(project / "k.cu"), "-o", str(out / "b.hip"), "--fix-style", "wave64", "--fixes-review",
                  "--ast", "off"]) == 0
     assert "unsigned long long* o" in (out / "b.hip").read_text()
     assert "fix group out" not in capsys.readouterr().err

@@ -71,7 +71,7 @@ def test_pyproject_wins_over_dotfile(tmp_path: Path) -> None:
     ("colour = 'red'", "unknown key 'colour'"),
     ("output_mode = 'beside'", "output_mode must be one of in-place, sibling, folder"),
     ("output_mode = 3", "must be a string"),
-    ("fix_style = 'wave32'", "fix_style must be one of wave64, portable"),
+    ("fix_style = 'wave32'", "fix_style must be one of logical, wave64, portable"),
     ("rocm = 'seven'", "version like"),
     ("rocm = [7]", "version like"),
     ("rocm = true", "version like"),

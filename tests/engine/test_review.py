@@ -81,8 +81,15 @@ def toy_analyze(source: Source, translation: Translation, options: Any) -> Analy
     return Analysis(source, tuple(findings), tuple(groups))
 
 
+def no_logical(source: Source, translation: Translation) -> None:
+    """The toy analysis's groups share one kernel: without the logical-warp port they stay separate
+    groups (the session's mechanics are tested here; its logical port with the engine's own analysis
+    in test_review_engine.py)."""
+    return None
+
+
 def session(root: Path, config: Config | None = None, **kw: Any) -> ReviewSession:
-    return ReviewSession.open(root, config, translate=toy_translate, analyze=toy_analyze, **kw)
+    return ReviewSession.open(root, config, translate=toy_translate, analyze=toy_analyze, logical=no_logical, **kw)
 
 
 @pytest.fixture
@@ -231,7 +238,7 @@ def test_conflicting_fixes_refuse_the_group(project: Path) -> None:
                         (Fix(FixStyle.WAVE64, (Edit(at, at + 4, "& 63", "W64-99"),), "mask"),))
         return Analysis(source, (*base.findings, clash), base.groups)
 
-    s = ReviewSession.open(project, translate=toy_translate, analyze=analyze)
+    s = ReviewSession.open(project, translate=toy_translate, analyze=analyze, logical=no_logical)
     lane = next(f.id for f in s.load(REL).findings if f.rule == "W64-01")
     s.decide(REL, lane, Decision.ACCEPTED)
     with pytest.raises(GroupRefused, match="fix group clash cannot be applied: its fix overlaps the accepted fix of group lane:3"):
@@ -582,7 +589,7 @@ def test_unknown_finding_and_style_without_fix(project: Path) -> None:
                            f.fixes[:1]) if f.rule == "W64-01" else f for f in a.findings)
         return Analysis(source, fs, a.groups)
 
-    s2 = ReviewSession.open(project, translate=toy_translate, analyze=only_wave64, autosave=False)
+    s2 = ReviewSession.open(project, translate=toy_translate, analyze=only_wave64, autosave=False, logical=no_logical)
     with pytest.raises(ReviewError, match="no portable fix"):
         s2.set_style(REL, FixStyle.PORTABLE, lane)
     ch = s2.set_style(REL, FixStyle.PORTABLE)

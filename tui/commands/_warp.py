@@ -12,35 +12,46 @@ from hipport.tui.cli import CliError
 def add_warp_options(p: argparse.ArgumentParser, fixes: bool) -> None:
     g = p.add_argument_group("warp-width analysis (wave64)")
     if fixes:
-        g.add_argument("--fixes", default="none", metavar="all|none|RULE,...",
-                       help="apply warp-width fixes: all, none (default) or rules such as W64-01,W64-06 "
-                            "(whole fix groups are applied; groups that need review are held unless "
-                            "--fixes-review)")
+        g.add_argument("--fixes", default="all", metavar="all|none|RULE,...",
+                       help="warp code: all (default: ported as logical 32-lane warps, right on every GPU), "
+                            "none (the plain hipify translation, warp code untouched), or rules such as "
+                            "W64-01,W64-06 (with a 64-wide --fix-style: only the groups of those rules are "
+                            "rewritten 64-wide)")
         g.add_argument("--fixes-review", action="store_true",
-                       help="with --fixes: also apply fix groups of tier 'review' (a use of the warp width "
-                            "the analysis could not classify; read each before building)")
+                       help="with a 64-wide --fix-style: also rewrite fix groups of tier 'review' (a use of the "
+                            "warp width the analysis could not classify; read each before building)")
     else:
         g.add_argument("--warp", action="store_true",
                        help="report warp-width findings (W64-NN) besides translation reports")
-    g.add_argument("--fix-style", choices=("wave64", "portable"), default=None,
-                   help="wave64: MI-series only (64, 64-bit masks); portable: NVIDIA 32, RDNA 32 and CDNA 64 "
-                        "(default: [tool.hipport] fix_style, else wave64)")
+    g.add_argument("--fix-style", choices=("logical", "wave64", "portable"), default=None,
+                   help="logical (default): warp code runs as logical 32-lane warps on every GPU; wave64 "
+                        "(MI-series only) or portable (NVIDIA 32, RDNA 32, CDNA 64): also rewrite the SAFE "
+                        "64-wide fix groups to use the whole wave (the rest stays logical). Default: "
+                        "[tool.hipport] fix_style, else logical")
     g.add_argument("--arch", dest="archs", action="append", default=[], metavar="GFX",
                    help="target architecture of the fat binary, repeatable or comma-separated (default: "
                         "[tool.hipport] archs, else gfx942); with any gfx10/11/12 target no wave64 fix is offered")
 
 
 def warp_settings(args: argparse.Namespace, cfg: Any) -> tuple[Any, Any, Any]:
-    """(fixes, style, WarpOptions or None) for pipeline.port from the parsed options and settings."""
-    raw = getattr(args, "fixes", "none")
-    if raw == "none" and not args.archs and not getattr(args, "warp", False) \
+    """(fixes, 64-wide style or None, WarpOptions or None) for pipeline.port from the parsed options and
+    settings. A style of None is the default port: logical 32-lane warps only."""
+    from hipport.engine.model import FixStyle
+
+    raw = getattr(args, "fixes", "all")
+    given = getattr(args, "fix_style", None)
+    style: Any = (None if given == "logical" else FixStyle(given) if given
+                  else cfg.fix_style if getattr(cfg, "wide_fixes", False) else None)
+    if raw == "none":
+        return "none", None, None
+    if style is None and not args.archs and not getattr(args, "warp", False) \
             and getattr(args, "format", "") != "sarif":
-        return "none", cfg.fix_style, None  # keep a plain convert free of the warp imports
+        return raw, None, None  # logical warps need no warp analysis: keep a plain convert light
     from hipport.engine.api import warp_options
     from hipport.engine.warp.rules import RULES
 
     fixes: Any
-    if raw in ("none", "all"):
+    if raw == "all":
         fixes = raw
     else:
         from hipport.tui.commands.explain import normalize
@@ -52,7 +63,7 @@ def warp_settings(args: argparse.Namespace, cfg: Any) -> tuple[Any, Any, Any]:
                 raise CliError(f"--fixes: unknown rule {part.strip()!r} (all, none or {min(RULES)}..{max(RULES)})")
             wanted.add(rid)
         fixes = wanted
-    return fixes, cfg.fix_style, warp_options(cfg)
+    return fixes, style, warp_options(cfg)
 
 
 def warp_scan(args: argparse.Namespace, cfg: Any) -> int:

@@ -216,18 +216,12 @@ def handle(args: argparse.Namespace) -> int:
     for it, t in zip(items, targets, strict=True):
         if t is not None and args.output and t.resolve() == it.path.resolve():
             raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")
-    fixes: Any = "none"
-    style: Any = None
-    warp_options: Any = None
-    if getattr(args, "fixes", "none") != "none" or getattr(args, "archs", None):
-        # the warp engine (rules, TOML) is only loaded when fixes are asked for: startup time
-        from hipport.tui.commands._warp import warp_settings
+    from hipport.tui.commands._warp import warp_settings
 
-        fixes, style, warp_options = warp_settings(args, cfg)
-    extra: dict[str, Any] = {"style": style} if style is not None else {}
-    if getattr(args, "fixes_review", False) and fixes == "none":
-        raise CliError("--fixes-review only applies with --fixes")
-    jobs = [Job(str(it.path), it.rel, options, fixes=fixes, warp_options=warp_options, **extra,
+    fixes, style, warp_options = warp_settings(args, cfg)
+    if getattr(args, "fixes_review", False) and style is None:
+        raise CliError("--fixes-review only applies with a 64-wide --fix-style (wave64 or portable)")
+    jobs = [Job(str(it.path), it.rel, options, fixes=fixes, style=style, warp_options=warp_options,
                 allow_review=getattr(args, "fixes_review", False),
                 render=writes or to_stdout, diff=args.diff,
                 diff_label=str(t) if t is not None else str(it.path))
@@ -237,6 +231,7 @@ def handle(args: argparse.Namespace) -> int:
     failed = 0
     changed = 0
     n_reports = 0
+    warp = WarpTally()
     modes: set[str] = set()
     all_reports: list[dict[str, Any]] = []
     written_folders: list[Path] = []
@@ -252,11 +247,14 @@ def handle(args: argparse.Namespace) -> int:
         changed += res.changed
         n_reports += len(res.reports)
         all_reports += res.reports
+        warp.add(res)
         if not args.quiet:
             for r in res.reports:
                 print(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}", file=err)
+            for x in res.not_exact:
+                print(f"{res.path}:{x['line']}:{x['col']}: not exact ({x['kind']}): {x['message']}", file=err)
             for gid, why in res.held.items():
-                print(f"{res.path}: fix group {gid} not applied: {why}", file=err)
+                print(f"{res.path}: fix group {gid} kept as logical warps, not 64-wide: {why}", file=err)
         if args.diff and res.diff:
             out.write(res.diff)
         if to_stdout and res.output is not None:
@@ -292,7 +290,44 @@ def handle(args: argparse.Namespace) -> int:
         counts = summarize(all_reports)
         if counts:
             print(f"hipport convert: reports by kind: {summary_line(counts)}", file=err)
+        line = warp.summary(fixes == "none")
+        if line:
+            print(f"hipport convert: {line}", file=err)
     return 1 if failed else 0
+
+
+class WarpTally:
+    """What the convert summary says of the warp code: the default logical-warp port, the groups
+    rewritten 64-wide, those held, and the places that are not exact."""
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.rewrites = 0
+        self.wide = 0
+        self.logical_groups = 0
+        self.held = 0
+        self.not_exact = 0
+
+    def add(self, res: Any) -> None:
+        self.files += res.logical_rewrites > 0
+        self.rewrites += res.logical_rewrites
+        self.wide += res.wide_groups
+        self.logical_groups += res.logical_groups
+        self.held += len(res.held)
+        self.not_exact += len(res.not_exact)
+
+    def summary(self, plain: bool) -> str:
+        if plain:
+            return "warp code left as written (--fixes none): hipify's translation, not ported to 64-wide waves"
+        if not (self.files or self.wide or self.not_exact or self.logical_groups):
+            return ""
+        parts = [f"warp code in {self.files} file(s) ported as logical 32-lane warps ({self.rewrites} rewrite(s))"]
+        if self.wide or self.logical_groups:
+            parts.append(f"{self.wide} fix group(s) 64-wide, {self.logical_groups} kept as logical warps"
+                         + (f" ({self.held} held, reasons above)" if self.held else ""))
+        parts.append(f"{self.not_exact} place(s) not exact (listed above)" if self.not_exact
+                     else "no place reported as not exact")
+        return "; ".join(parts)
 
 
 def _skip_for(args: argparse.Namespace) -> list[str]:

@@ -33,6 +33,15 @@ if TYPE_CHECKING:
     from .warp.logical import LogicalWarps
 
 
+# Rules whose fix is right whatever the warp width (a same-address race after a shuffle reduction):
+# the default port applies their SAFE groups too, and they take no function out of the logical port.
+WIDTH_INDEPENDENT_RULES = frozenset({"W64-24"})
+
+
+def width_independent(members: Sequence[Finding]) -> bool:
+    return bool(members) and all(f.rule in WIDTH_INDEPENDENT_RULES for f in members)
+
+
 @dataclass(frozen=True)
 class Composed:
     edits: tuple[Edit, ...]                  # translation + applied fixes, no two overlapping
@@ -124,11 +133,13 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
     skip_macros: set[str] = set()
     # a group with no rewrite in its style (a wave32 target takes no wave64 fix) stays logical
     added = [g for g in added if group_edit_lists[g]]
-    if logical is not None and analysis is not None and added:
+    wide = [g for g in added if not width_independent(members_of[g])]
+    if logical is not None and analysis is not None and wide:
         regions = _Regions(logical, analysis, members_of)
-        added, why = regions.settle(added)
+        kept_wide, why = regions.settle(wide)
         held.update(why)
-        skip_functions, skip_macros = regions.functions_of(added), regions.macros_of(added)
+        added = [g for g in added if g in kept_wide or g not in wide]
+        skip_functions, skip_macros = regions.functions_of(kept_wide), regions.macros_of(kept_wide)
     logical_edits = logical.edits(skip_functions, skip_macros) if logical is not None else []
     taken = {(e.start, e.end) for e in logical_edits if e.start != e.end}
     # a token the logical port renames (cudaGetDeviceProperties -> hipport_...) is not also translated
@@ -155,7 +166,8 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
     applied = tuple(f.id for f in (analysis.findings if analysis is not None else ())
                     if (f.group or f.id) in applied_groups and f.fix(chosen[f.id]) is not None)
     kept = len(logical.kept(skip_functions, skip_macros)) if logical is not None else 0
-    return Composed(tuple(edits), applied, held, tuple(g for g in added if g in applied_groups), kept)
+    return Composed(tuple(edits), applied, held,
+                    tuple(g for g in added if g in applied_groups and not width_independent(members_of[g])), kept)
 
 
 class _Regions:
@@ -214,6 +226,10 @@ class _Regions:
             bad: dict[str, str] = {}
             for gid in current:
                 region = self.region(gid)
+                if not any(f.device for f in self.logical.functions if (f.start, f.end) in region):
+                    bad[gid] = ("it changes host or file-level code only: the device code that this sizes stays "
+                                "a logical warp of 32")
+                    continue
                 for other, where in self.offsets.items():
                     if other in current or other == gid:
                         continue
@@ -273,8 +289,9 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
         return g
 
     reach = {g: (regions.region(g), regions.macros_used(regions.region(g))) for g in ids}
-    for i, a in enumerate(ids):
-        for b in ids[i + 1:]:
+    joinable = [g for g in ids if not width_independent(members_of[g])]
+    for i, a in enumerate(joinable):
+        for b in joinable[i + 1:]:
             (ra, ma), (rb, mb) = reach[a], reach[b]
             if ra & rb or ma & mb or any(regions._inside(o, rb) for o in regions.offsets.get(a, ())) \
                     or any(regions._inside(o, ra) for o in regions.offsets.get(b, ())):

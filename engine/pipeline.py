@@ -7,9 +7,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .compose import choose, compose, connected_groups, dedupe, fix_edits
+from .compose import WIDTH_INDEPENDENT_RULES, choose, compose, connected_groups, dedupe, fix_edits
 from .edits import Edit, apply_edits
-from .model import Analysis, FixStyle, Report, Translation
+from .model import Analysis, FixStyle, FixTier, Report, Translation
 from .source import Language, Source
 
 if TYPE_CHECKING:
@@ -52,16 +52,16 @@ def port(
     tr = translate(source, options)  # type: ignore[arg-type]
     if fixes == "none" or source.language not in LOGICAL_LANGUAGES:
         return PortResult(tr, None, (), apply_edits(source.text, tr.edits), reports=tr.reports)
-    analysis = None
-    chosen: dict[str, FixStyle] = {}
-    if style is not None:
-        from .warp import analyze
+    from .warp import analyze
 
-        analysis = analyze(source, tr, warp_options)  # type: ignore[arg-type]
+    analysis = analyze(source, tr, warp_options)  # type: ignore[arg-type]
     logical = logical_port(source, tr)
-    if analysis is not None and style is not None:
-        analysis = connected_groups(analysis, logical)
-        chosen = choose(analysis, None if fixes == "all" else set(fixes), style)
+    analysis = connected_groups(analysis, logical)
+    # the default port also takes the SAFE groups of width-independent rules (compose.py)
+    chosen = {fid: s for fid, s in choose(analysis, WIDTH_INDEPENDENT_RULES, FixStyle.WAVE64).items()
+              if _safe(analysis, fid)}
+    if style is not None:
+        chosen.update(choose(analysis, None if fixes == "all" else set(fixes), style))
     c = compose(tr.edits, analysis, chosen, allow_review=allow_review, logical=logical)
     return PortResult(tr, analysis, c.applied, apply_edits(source.text, c.edits), c.held, logical,
                       c.wide_groups, c.logical_rewrites, still_true(tr.reports, c.edits))
@@ -69,6 +69,11 @@ def port(
 
 # Languages whose warp code is ported as logical warps (Python's CUDA strings are not rewritten yet)
 LOGICAL_LANGUAGES = frozenset({Language.CUDA, Language.CPP})
+
+
+def _safe(analysis: Analysis, finding_id: str) -> bool:
+    group = next((f.group or f.id for f in analysis.findings if f.id == finding_id), "")
+    return all(g.tier == FixTier.SAFE for g in analysis.groups if g.id == group)
 
 
 def logical_port(source: Source, translation: Translation) -> LogicalWarps | None:

@@ -44,9 +44,6 @@ def warp_settings(args: argparse.Namespace, cfg: Any) -> tuple[Any, Any, Any]:
                   else cfg.fix_style if getattr(cfg, "wide_fixes", False) else None)
     if raw == "none":
         return "none", None, None
-    if style is None and not args.archs and not getattr(args, "warp", False) \
-            and getattr(args, "format", "") != "sarif":
-        return raw, None, None  # logical warps need no warp analysis: keep a plain convert light
     from hipport.engine.api import warp_options
     from hipport.engine.warp.rules import RULES
 

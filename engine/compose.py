@@ -21,6 +21,7 @@ cannot build different files from the same decisions. The rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -179,10 +180,15 @@ class _Regions:
         text = analysis.source.text
         starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
         self.offsets: dict[str, list[int]] = {}
+        self.defines: dict[str, set[str]] = {}  # group -> macros whose #define line holds one of its findings
         for gid, members in members_of.items():
             where = [f.start for f in members]
             for f in members:
                 where.extend(starts[u.line - 1] + u.col - 1 for u in f.uses if 0 < u.line <= len(starts))
+                line = text[starts[f.line - 1]:text.find("\n", f.start)] if 0 < f.line <= len(starts) else ""
+                m = re.match(r"\s*#\s*define\s+(\w+)", line)
+                if m:
+                    self.defines.setdefault(gid, set()).add(m.group(1))
             self.offsets[gid] = where
         warp_names = {f.name for f in logical.functions if any(
             r.function == (f.start, f.end) for r in logical.rewrites)}
@@ -196,6 +202,8 @@ class _Regions:
         if got is not None:
             return got
         spans = {(f.start, f.end) for o in self.offsets.get(gid, ()) if (f := self.logical.function_at(o))}
+        macros = self.defines.get(gid, set())
+        spans |= {(f.start, f.end) for f in self.logical.functions if f.macros & macros}
         names = {f.name for f in self.logical.functions if (f.start, f.end) in spans}
         changed = True
         while changed:
@@ -226,10 +234,6 @@ class _Regions:
             bad: dict[str, str] = {}
             for gid in current:
                 region = self.region(gid)
-                if not any(f.device for f in self.logical.functions if (f.start, f.end) in region):
-                    bad[gid] = ("it changes host or file-level code only: the device code that this sizes stays "
-                                "a logical warp of 32")
-                    continue
                 for other, where in self.offsets.items():
                     if other in current or other == gid:
                         continue
@@ -249,6 +253,23 @@ class _Regions:
                 return current, held
             held.update(bad)
             current = [g for g in current if g not in bad]
+
+    def other_file(self, gid: str) -> str:
+        """Why the group's code meets warp code of another file ("" when it does not): a kernel it
+        launches is defined elsewhere, or a kernel of its region is launched elsewhere."""
+        region = self.region(gid)
+        inside = [f for f in self.logical.functions if (f.start, f.end) in region]
+        defined = {f.name for f in self.logical.functions}
+        launched = set().union(*(f.launches for f in self.logical.functions))
+        elsewhere = sorted({k for f in inside for k in f.launches} - defined)
+        if elsewhere:
+            return (f"it sizes the launch of {elsewhere[0]}, a kernel of another file: accept it together with that "
+                    "kernel's warp groups there")
+        foreign = sorted(f.name for f in inside if f.kernel and f.name not in launched)
+        if foreign:
+            return (f"kernel {foreign[0]} is launched from another file: accept it together with the groups that "
+                    "size its launch there")
+        return ""
 
     def _inside(self, offset: int, region: frozenset[tuple[int, int]]) -> bool:
         return any(a <= offset < b for a, b in region)
@@ -276,7 +297,7 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
     each offered 64-wide rewrite is a whole connected piece of warp code (a function is either logical
     or 64-wide). The merged group keeps the first group's id and takes the lower tier."""
     members_of = group_members(analysis.findings)
-    if logical is None or len(members_of) < 2:
+    if logical is None or not members_of:
         return analysis
     regions = _Regions(logical, analysis, members_of)
     ids = list(members_of)
@@ -297,11 +318,18 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
                     or any(regions._inside(o, ra) for o in regions.offsets.get(b, ())):
                 parent[find(b)] = find(a)
     root_of = {g: find(g) for g in ids}
-    if len(set(root_of.values())) == len(ids):
-        return analysis
     import dataclasses
 
     by_id = {g.id: g for g in analysis.groups}
+    retiered = False
+    for gid in ids:  # a group whose code meets another file's warp code is offered for review only
+        why = regions.other_file(gid) if not width_independent(members_of[gid]) else ""
+        g = by_id.get(gid) or FixGroup(gid, tuple(f.id for f in members_of[gid]), "")
+        if why and g.tier == FixTier.SAFE:
+            by_id[gid] = dataclasses.replace(g, tier=FixTier.REVIEW, tier_reason=why)
+            retiered = True
+    if len(set(root_of.values())) == len(ids) and not retiered:
+        return analysis
     merged: dict[str, FixGroup] = {}
     for gid in ids:
         root = root_of[gid]

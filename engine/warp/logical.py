@@ -49,6 +49,7 @@ WARP_SIZE_ATTRIBUTES = frozenset({"cudaDevAttrWarpSize", "hipDeviceAttributeWarp
 # CUB/hipCUB warp-level class templates -> the position of their LOGICAL_WARP_THREADS argument (1-based)
 CUB_WARP_TYPES = {"WarpReduce": 2, "WarpScan": 2, "WarpLoad": 3, "WarpStore": 3, "WarpExchange": 3,
                   "WarpMergeSort": 3}
+LAUNCHERS = frozenset({"hipLaunchKernelGGL", "cudaLaunchKernel", "hipLaunchKernel", "cudaLaunchCooperativeKernel"})
 ASM_WORDS = frozenset({"asm", "__asm__", "__asm"})
 ASM_QUALIFIERS = frozenset({"volatile", "__volatile__", "inline", "goto"})
 LANE_REGISTER = re.compile(r"^\s*mov\.[usb]32\s+%0\s*,\s*%%?(laneid|lanemask_(?:lt|le|eq|ge|gt))\s*;?\s*$")
@@ -107,6 +108,8 @@ class FunctionSpan:
     device: bool
     calls: frozenset[str]
     macros: frozenset[str]  # names used in the body (macro uses are among them)
+    kernel: bool = False
+    launches: frozenset[str] = frozenset()  # kernels it launches (`k<<<...>>>`, hipLaunchKernelGGL(k, ...))
 
 
 @dataclass(frozen=True)
@@ -441,8 +444,13 @@ class _Scan:
         for f in self.funcs:
             a, b = f.body
             names = {self.tt[k] for k in range(a, b) if self.c.kinds[k] == ID}
-            calls = frozenset(self.tt[k] for k in range(a, b) if self.c.kinds[k] == ID and self.tx[k + 1] == "(")
-            yield FunctionSpan(f.name, self.c.starts[a], self.c.ends[b], f.device, calls, frozenset(names))
+            # calls and kernel launches (`k<<<g, b>>>(...)`: the kernel's block width is the host's choice)
+            calls = frozenset(self.tt[k] for k in range(a, b)
+                              if self.c.kinds[k] == ID and self.tx[k + 1] in ("(", "<<<"))
+            launches = frozenset(self.tt[k] for k in range(a, b) if self.c.kinds[k] == ID and (
+                self.tx[k + 1] == "<<<" or (self.tx[k - 1] == "(" and self.tx[k - 2] in LAUNCHERS)))
+            yield FunctionSpan(f.name, self.c.starts[a], self.c.ends[b], f.device, calls, frozenset(names),
+                               f.kernel, launches)
 
 
 def _string_value(token: str) -> str:

@@ -73,15 +73,17 @@ template <class T> __device__ inline T hipport_shfl(T v, int src, int width = 32
 }
 template <class T> __device__ inline T hipport_shfl_up(T v, unsigned delta, int width = 32) {
   const unsigned w = hipport_width_(width), lane = hipport_lane_id(), first = lane & ~(w - 1u);
+  delta &= 31u;  /* PTX reads the low 5 bits of the delta */
   return hipport_read_lane_(v, (delta <= lane - first) ? lane - delta : lane);
 }
 template <class T> __device__ inline T hipport_shfl_down(T v, unsigned delta, int width = 32) {
   const unsigned w = hipport_width_(width), lane = hipport_lane_id(), last = (lane & ~(w - 1u)) + w - 1u;
+  delta &= 31u;  /* PTX reads the low 5 bits of the delta */
   return hipport_read_lane_(v, (delta <= last - lane) ? lane + delta : lane);
 }
 template <class T> __device__ inline T hipport_shfl_xor(T v, int lane_mask, int width = 32) {
   const unsigned w = hipport_width_(width), lane = hipport_lane_id(), last = (lane & ~(w - 1u)) + w - 1u;
-  const unsigned src = lane ^ (unsigned)lane_mask;
+  const unsigned src = lane ^ ((unsigned)lane_mask & 31u);  /* PTX reads the low 5 bits of the mask */
   return hipport_read_lane_(v, src <= last ? src : lane);
 }
 template <class M, class T> __device__ inline T hipport_shfl_sync(M, T v, int src, int width = 32) { return hipport_shfl(v, src, width); }

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .edits import Edit, EditConflict, find_conflict
-from .model import Analysis, Finding, FixGroup, FixStyle, FixTier
+from .model import Analysis, Finding, FixGroup, FixStyle, FixTier, Severity
 
 if TYPE_CHECKING:
     from .warp.logical import LogicalWarps
@@ -41,6 +41,12 @@ WIDTH_INDEPENDENT_RULES = frozenset({"W64-24"})
 
 def width_independent(members: Sequence[Finding]) -> bool:
     return bool(members) and all(f.rule in WIDTH_INDEPENDENT_RULES for f in members)
+
+
+def performance_only(members: Sequence[Finding]) -> bool:
+    """A group of performance notes (W64-12, W64-19): never applied by `--fixes all`, never joined to a
+    correctness group."""
+    return bool(members) and all(f.severity == Severity.PERFORMANCE for f in members)
 
 
 @dataclass(frozen=True)
@@ -61,10 +67,13 @@ def group_members(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
 
 
 def choose(analysis: Analysis, rules: Collection[str] | None, style: FixStyle) -> dict[str, FixStyle]:
-    """The command line's choice: every finding of the given rules (None = all) in one style, pulled out
-    to whole fix groups (a group is applied whole or not at all)."""
+    """The command line's choice: every finding of the given rules (None = all but the performance
+    notes, which change code only when named) in one style, pulled out to whole fix groups (a group is
+    applied whole or not at all)."""
     groups = group_members(analysis.findings)
-    wanted = {gid for gid, members in groups.items() if any(rules is None or f.rule in rules for f in members)}
+    wanted = {gid for gid, members in groups.items()
+              if any(f.rule in rules for f in members) if rules is not None} if rules is not None else {
+        gid for gid, members in groups.items() if not performance_only(members)}
     return {f.id: style for gid in wanted for f in groups[gid]}
 
 
@@ -310,7 +319,7 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
         return g
 
     reach = {g: (regions.region(g), regions.macros_used(regions.region(g))) for g in ids}
-    joinable = [g for g in ids if not width_independent(members_of[g])]
+    joinable = [g for g in ids if not width_independent(members_of[g]) and not performance_only(members_of[g])]
     for i, a in enumerate(joinable):
         for b in joinable[i + 1:]:
             (ra, ma), (rb, mb) = reach[a], reach[b]

@@ -162,6 +162,8 @@ _ASM = frozenset({"asm", "__asm__", "__asm"})
 def feature_of(kind: str, name: str, message: str = "") -> str:
     """The feature a report belongs to: 'inline PTX', 'cooperative groups', 'headers', or the API
     family of a table name ('runtime API', 'device API', ...)."""
+    if kind == "not-exact":
+        return name  # the logical-warp port's own kinds: lockstep-wait, hardware, inline-ptx, coalesced-group
     if name in _ASM:
         return "inline PTX"
     f = features().get(name)
@@ -199,7 +201,7 @@ def summarize(reports: Iterable[Any]) -> dict[str, collections.Counter[str]]:
 
 def summary_line(counts: dict[str, collections.Counter[str]]) -> str:
     """'unsupported 5 (inline PTX 2, cooperative groups 2, runtime API 1); needs-newer-rocm 3 (...)'."""
-    order = ["unsupported", "needs-newer-rocm", "manual", "unknown", "deprecated", "python"]
+    order = ["unsupported", "needs-newer-rocm", "manual", "unknown", "not-exact", "deprecated", "python"]
     parts = []
     for kind in sorted(counts, key=lambda k: (order.index(k) if k in order else len(order), k)):
         c = counts[kind]

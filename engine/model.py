@@ -19,6 +19,7 @@ class ReportKind(StrEnum):
     MANUAL = "manual"                    # needs a person: inline PTX, textures, ...
     PYTHON = "python"                    # Python-side item: nvcc flag, visibility variable, device ordinal
     INFO = "info"                        # e.g. which mode ran
+    NOT_EXACT = "not-exact"              # the logical-warp port cannot make it exact (warp/logical.py NotExact)
 
 
 @dataclass(frozen=True, slots=True)

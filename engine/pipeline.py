@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from .compose import WIDTH_INDEPENDENT_RULES, choose, compose, connected_groups, dedupe, fix_edits
 from .edits import Edit, apply_edits
-from .model import Analysis, FixStyle, FixTier, Report, Translation
+from .model import Analysis, FixStyle, FixTier, Report, ReportKind, Translation
 from .source import Language, Source
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def port(
         chosen.update(choose(analysis, None if fixes == "all" else set(fixes), style))
     c = compose(tr.edits, analysis, chosen, allow_review=allow_review, logical=logical)
     return PortResult(tr, analysis, c.applied, apply_edits(source.text, c.edits), c.held, logical,
-                      c.wide_groups, c.logical_rewrites, still_true(tr.reports, c.edits))
+                      c.wide_groups, c.logical_rewrites, port_reports(tr.reports, c.edits, logical))
 
 
 # Languages whose warp code is ported as logical warps (Python's CUDA strings are not rewritten yet)
@@ -89,8 +89,14 @@ def logical_port(source: Source, translation: Translation) -> LogicalWarps | Non
                            ((e.start, e.end) for e in translation.edits))
 
 
-def still_true(reports: Iterable[Report], edits: Iterable[Edit]) -> tuple[Report, ...]:
-    """The translation's reports minus those about a name the port replaced (a `__syncwarp` the target
-    ROCm lacks is no longer called once it is `hipport_syncwarp`)."""
+def port_reports(reports: Iterable[Report], edits: Iterable[Edit], logical: LogicalWarps | None) -> tuple[Report, ...]:
+    """What is still to say about the port: the translation's reports minus those about a name the port
+    replaced (a `__syncwarp` the target ROCm lacks is no longer called once it is `hipport_syncwarp`),
+    plus what the logical-warp port cannot make exact (ReportKind.NOT_EXACT), in text order."""
     replaced = [(e.start, e.end) for e in edits if e.rule == "logical-warp" and e.start != e.end]
-    return tuple(r for r in reports if not any(a <= r.start and r.end <= b for a, b in replaced))
+    kept = [r for r in reports if not any(a <= r.start and r.end <= b for a, b in replaced)]
+    if logical is not None:
+        said = [r.start for r in kept]  # an asm statement the translation reports already is not said twice
+        kept += [Report(ReportKind.NOT_EXACT, x.kind, x.start, x.end, x.line, x.col, x.message)
+                 for x in logical.not_exact if not any(x.start <= at < x.end for at in said)]
+    return tuple(sorted(kept, key=lambda r: (r.start, r.end)))

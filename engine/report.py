@@ -24,7 +24,7 @@ _LEVEL = {"wrong-result": "error", "compile-error": "error", "performance": "war
 _REPORT_LEVEL = {
     ReportKind.UNSUPPORTED: "error", ReportKind.NEEDS_NEWER_ROCM: "warning", ReportKind.DEPRECATED: "warning",
     ReportKind.UNKNOWN: "warning", ReportKind.MANUAL: "warning", ReportKind.PYTHON: "note",
-    ReportKind.INFO: "note",
+    ReportKind.INFO: "note", ReportKind.NOT_EXACT: "warning",
 }
 _REPORT_TEXT = {
     ReportKind.UNSUPPORTED: "CUDA API with no HIP equivalent",
@@ -34,6 +34,7 @@ _REPORT_TEXT = {
     ReportKind.MANUAL: "needs a person (inline PTX, textures, ...)",
     ReportKind.PYTHON: "Python-side item (device strings, visibility variables, flags)",
     ReportKind.INFO: "information",
+    ReportKind.NOT_EXACT: "not exact on 64-wide waves (lockstep waits, hardware registers, inline PTX)",
 }
 
 

@@ -42,7 +42,7 @@ from .discover import discover
 from .edits import Edit, EditConflict, apply_edits, find_conflict
 from .model import Analysis, Translation
 from .outputs import output_folder_rel
-from .pipeline import logical_port
+from .pipeline import logical_port, port_reports
 from .review_decisions import Decisions
 from .review_stale import Staleness
 from .review_state import Decision, State, StateError, load_state, quarantine, sha256_bytes
@@ -248,6 +248,8 @@ class ReviewSession(Decisions, Staleness, Writing):
         except Exception as e:  # an engine bug must not take the app down: report it on the file
             raise ReviewError(f"{rel}: translation failed: {type(e).__name__}: {e}") from None
         logical = self._logical(src, tr)
+        if logical is not None:  # the reports of the port as written by default (pipeline.port_reports)
+            tr = dataclasses.replace(tr, reports=port_reports(tr.reports, logical.edits(), logical))
         try:
             an = connected_groups(self._analyze(src, tr, wopt), logical)
         except Exception as e:

@@ -102,7 +102,7 @@ class HostRules(HostFlow):
             if v is None:
                 return
             prod *= v
-        if prod % 64 and prod <= 1024:
+        if prod % 64 and 1 < prod <= 1024:  # a launch of one thread is deliberate (`<<<1, 1>>>`)
             self.add(Hit("W64-12", lits[0], None, None, "", "",
                          f"Block of {prod} threads is not a multiple of 64: on MI-series GPUs the last wavefront "
                          "runs partly empty, and width-64 reductions read inactive lanes as 0.",

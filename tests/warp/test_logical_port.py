@@ -168,7 +168,8 @@ def test_convert_summary_names_logical_wide_and_not_exact(tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert "warp code in 1 file(s) ported as logical 32-lane warps (4 rewrite(s))" in err
     assert "1 place(s) not exact (listed above)" in err
-    assert re.search(r"k\.cu:14:\d+: not exact \(hardware\): clock64\(\)", err)
+    assert re.search(r"k\.cu:14:\d+: not-exact: clock64\(\) in device code", err)
+    assert "reports by kind: not-exact 1 (hardware 1)" in err
     assert main(["convert", str(tmp_path / "k.cu"), "-o", str(tmp_path / "n.hip"), "--fixes", "none",
                  "--ast", "off"]) == 0
     assert "warp code left as written (--fixes none)" in capsys.readouterr().err

@@ -251,8 +251,6 @@ def handle(args: argparse.Namespace) -> int:
         if not args.quiet:
             for r in res.reports:
                 print(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}", file=err)
-            for x in res.not_exact:
-                print(f"{res.path}:{x['line']}:{x['col']}: not exact ({x['kind']}): {x['message']}", file=err)
             for gid, why in res.held.items():
                 print(f"{res.path}: fix group {gid} kept as logical warps, not 64-wide: {why}", file=err)
         if args.diff and res.diff:

@@ -41,7 +41,8 @@ class Span:
 @dataclass(frozen=True, slots=True)
 class Row:
     """One painted line of the diff. For kind == "fold": old_no/new_no are the first hidden line numbers,
-    `hidden` the number of hidden lines, texts empty; expand it by passing old_no in `expanded`."""
+    `hidden` the number of hidden lines, texts empty; expand it by passing old_no in `expanded`. A fold of
+    lines hipport inserted (no old line) has old_no = minus its first new line number."""
 
     kind: RowKind
     old_no: int | None
@@ -444,7 +445,7 @@ def build_rows(
         if cached is None:
             cached = _block_rows(blk, blk.a + delta, marks)
             cache[bkey] = cached
-        extend(cached)  # type: ignore[arg-type]
+        extend(_fold_insertions(cached, expanded))  # type: ignore[arg-type]
         old_count = min(blk.b, n - 1) - blk.a + 1 if blk.a < n else 0
         delta += blk.new_count - old_count
         pos = min(blk.b, n - 1) + 1 if blk.a < n else n
@@ -452,6 +453,33 @@ def build_rows(
     if len(cache) > _MAX_ROWS_CACHED:
         cache.clear()
     return rows
+
+
+# An inserted run of at least this many lines (the logical-warp helpers, shims) is shown as one fold row
+FOLD_INSERTED = 8
+
+
+def _fold_insertions(rows: Sequence[Row], expanded: frozenset[int]) -> Sequence[Row]:
+    """Runs of FOLD_INSERTED or more lines that exist only on the HIP side (hipport's helpers) as one
+    "fold" row, keyed for `expanded` by minus its first new line number (old_no is that key, negative)."""
+    if len(rows) < FOLD_INSERTED:
+        return rows
+    out: list[Row] = []
+    i = 0
+    while i < len(rows):
+        j = i
+        while j < len(rows) and rows[j].old_no is None and rows[j].new_no is not None and not rows[j].finding_ids:
+            j += 1
+        if j - i >= FOLD_INSERTED and -(rows[i].new_no or 0) not in expanded:
+            out.append(Row("fold", -(rows[i].new_no or 0), "", rows[i].new_no, "", hidden=j - i))
+            i = j
+        elif j > i:
+            out.extend(rows[i:j])
+            i = j
+        else:
+            out.append(rows[i])
+            i += 1
+    return out
 
 
 def _block_rows(blk: _Block, new_base: int, marks: dict[int, list[tuple[str, int, int]]]) -> tuple[Row, ...]:

@@ -378,7 +378,9 @@ class DiffView(ScrollView, can_focus=True):
         segments: list[Segment] = []
         if row.kind == "fold":
             hidden = int(getattr(row, "hidden", 0) or 0)
-            label = f" ⋯ {hidden} unchanged line{'s' if hidden != 1 else ''} (space to expand) ⋯"
+            what = "lines inserted by hipport (helpers)" if (row.old_no or 0) < 0 else \
+                f"unchanged line{'s' if hidden != 1 else ''}"
+            label = f" ⋯ {hidden} {what} (space to expand) ⋯"
             style = self._style("diff--fold")
             if at_cursor:
                 style = style + self._background_only("diff--cursor")

@@ -230,9 +230,13 @@ class FindingPanel(VerticalScroll):
         if data.fix_edits:
             badge, colour = TIER_BADGE[FixTier(data.tier)]
             parts.append(
-                Content.assemble(("Fix ", "bold"), (f"[{data.style}]", "bold $text-accent"), " ",
+                Content.assemble(("64-wide rewrite ", "bold"), (f"[{data.style}]", "bold $text-accent"), " ",
                                  (f"[{badge}]", f"bold $text-{colour}"), f" {data.fix_summary}")
             )
+            if data.decision != "accepted":
+                parts.append(Content.styled("Until accepted, this code is written as logical 32-lane warps (right "
+                                            "on every GPU); accepting rewrites its whole group to use the 64-wide "
+                                            "wave.", "italic $text-muted"))
             if data.tier == FixTier.REVIEW:
                 parts.append(Content.styled(f"Review fix: {data.tier_reason}. y will not accept it: read it, "
                                             "then press Y.", f"bold $text-{colour}"))

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, load_config, parse_archs
-from ..outputs import original_copy, output_path, sibling_name
+from ..outputs import output_path, ported_in_place, sibling_name
 from .baseline import baseline_path
 from .buildscript import (
     HIP_ARCH_VARS,
@@ -185,7 +185,7 @@ def _single_source(target: Path, baseline: bool, name: Callable[[Path], Path] = 
         return target
     cus = sorted(p for p in target.iterdir() if p.suffix == ".cu")
     hips = sorted(p for p in target.iterdir() if p.suffix == ".hip")
-    pool = cus if baseline else (hips or [name(p) for p in cus])
+    pool = cus if baseline else (hips or [_port_of(p, name) or name(p) for p in cus])
     if len(pool) != 1:
         raise PlanError(f"{target} has {len(pool)} candidate sources; name one file or set [tool.hipport.run] target")
     return pool[0]
@@ -360,21 +360,22 @@ def _missing_ports(kind: str, target: Path, name: Callable[[Path], Path] = porte
     """(original, expected port) for every CUDA source whose port is not there yet."""
     if target.is_file():
         if target.suffix in (".cu", ".py") and not re.search(r"hip", target.stem, re.IGNORECASE):
-            port = name(target)
-            return [] if _written(target, port) else [(target, port)]
+            return [] if _port_of(target, name) is not None else [(target, name(target))]
         return []
     files = [p for p in target.iterdir() if p.suffix == ".cu"]
     if kind == "python":
         files = [p for p in target.iterdir() if p.suffix == ".py" and "cuda" in p.stem.lower()]
-    return [(p, name(p)) for p in sorted(files) if not _written(p, name(p))]
+    return [(p, name(p)) for p in sorted(files) if _port_of(p, name) is None]
 
 
-def _written(original: Path, port: Path) -> bool:
-    """Whether the port is on disk. In place (the port IS the file), once hipport wrote over it: the app
-    and `hipport convert --in-place` both keep the original beside it (outputs.original_copy, .prehip)."""
-    if port.resolve() != original.resolve():
-        return port.exists()
-    return original_copy(original).exists()
+def _port_of(original: Path, name: Callable[[Path], Path] = ported_name) -> Path | None:
+    """The file a build uses as the port of `original`: its port by the output mode when on disk, else the
+    original itself when it holds its own port (outputs.ported_in_place: written over by hipport, or HIP
+    already, e.g. after `convert --in-place --no-backup` whatever the output mode says), else None."""
+    port = name(original)
+    if port.resolve() != original.resolve() and port.exists():
+        return port
+    return original if ported_in_place(original) else None
 
 
 def _plan_hip(
@@ -440,7 +441,7 @@ def _plan_hip(
     if kind == "single-file":
         src = _single_source(target, baseline=False, name=name)
         if src == target and src.suffix == ".cu":  # a folder's source is already its port's name
-            src = name(src)
+            src = _port_of(src, name) or name(src)
         text = src.read_text(encoding="utf-8", errors="replace")
         libs = _as_list(cfg.get("libs"))
         if re.search(r"#\s*include\s*[<\"](hipblas|hipblas/hipblas)\.h[>\"]", text):
@@ -471,6 +472,8 @@ def _plan_hip(
                                   for v in mvars):
             notes.append(f"the Makefile declares no arch variable ({', '.join(HIP_ARCH_VARS)}): it builds for the "
                          "offload arch it names itself")
+        if not nvidia and det.rocm.root and declares(text, "ROCM_PATH"):
+            mvars.append(f"ROCM_PATH={det.rocm.root}")  # $(ROCM_PATH)/bin/hipcc: Debian's is /usr, not /opt/rocm
         mvars += _as_list(cfg.get("make_args"))
         mk = ["make", *script.make_file_args]
         steps.append(Step("make", [*mk, "-B", *mvars], script.cwd, env, "build", build_timeout,

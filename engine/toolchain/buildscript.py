@@ -33,14 +33,12 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..buildsys import builds_hip
 from ..outputs import sibling_name
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 HIP_ARCH_VARS = ("OFFLOAD_ARCH", "HIP_ARCH", "GPU_TARGETS", "AMDGPU_TARGETS", "GPU_TARGET")
 CUDA_ARCH_VARS = ("CUDA_ARCH", "ARCH", "SM", "GPU_ARCH", "CUDA_ARCHITECTURES")
-_HIP_MAKE = re.compile(r"\bhipcc\b|\bHIP_PLATFORM\b|--offload-arch")
-_HIP_CMAKE = re.compile(r"\bLANGUAGES?\b[^)]*\bHIP\b|enable_language\s*\(\s*HIP\b|find_package\s*\(\s*hip\b",
-                        re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -64,10 +62,6 @@ def build_file(kind: str, workdir: Path) -> Path:
     if kind == "cmake":
         return workdir / "CMakeLists.txt"
     return next((workdir / n for n in MAKEFILES if (workdir / n).is_file()), workdir / "Makefile")
-
-
-def builds_hip(kind: str, text: str) -> bool:
-    return bool((_HIP_CMAKE if kind == "cmake" else _HIP_MAKE).search(text))
 
 
 def find_script(kind: str, workdir: Path, home: Path, output_mode: str, output_folder: str,

@@ -74,3 +74,31 @@ def test_hipport_run_builds_a_tree_converted_in_place_without_backups(tmp_path: 
     assert "status: built, not launched" in r.stdout
     assert (root / "saxpy").read_bytes()[:4] == b"\x7fELF"
 
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is needed")
+def test_the_dual_makefile_is_left_as_it_is_by_a_sibling_port(tmp_path: Path) -> None:
+    """The sample's Makefile builds CUDA and HIP: its port must not turn its error text into "port gemm.hip
+    first" nor its CUDA branch into hipcc. Checked with make's dry run of the written Makefile_hip."""
+    root = tmp_path / "gemm"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("build", "*.hip", "__pycache__"))
+    r = hipport("convert", "--suffix", "Makefile", "CMakeLists.txt", cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert "Makefile already builds HIP" in r.stderr
+    assert (root / "Makefile_hip").read_text() == (root / "Makefile").read_text()
+    assert (root / "CMakeLists_hip.txt").read_text() == (root / "CMakeLists.txt").read_text()
+    cuda = subprocess.run(["make", "-n", "-B", "-f", "Makefile_hip", "HIP=0", "CUDA_ARCH=sm_90"], cwd=root,
+                          capture_output=True, text=True, timeout=60)
+    assert cuda.returncode == 0 and "nvcc -O3 -arch=sm_90" in cuda.stdout and "hipcc" not in cuda.stdout
+    missing = subprocess.run(["make", "-B", "-f", "Makefile_hip", "HIP=1"], cwd=root, capture_output=True,
+                             text=True, timeout=60)
+    assert missing.returncode != 0
+    assert "gemm.hip not found: port gemm.cu first (hipport convert gemm.cu)" in missing.stderr
+
+
+def test_a_build_file_mentioning_hipcc_only_in_a_comment_is_still_translated() -> None:
+    from hipport.engine.buildsys import BuildOptions, builds_hip, translate_build_file
+
+    text = "# on AMD, use hipcc and --offload-arch\nall:\n\tnvcc -arch=sm_80 k.cu\n"
+    assert not builds_hip("make", text)
+    tr = translate_build_file("Makefile", text, BuildOptions(archs=("gfx90a",)))
+    assert [e.replacement for e in tr.edits] == ["hipcc", "--offload-arch=gfx90a"]

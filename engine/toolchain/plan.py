@@ -106,6 +106,7 @@ class RunPlan:
     baseline_file: Path | None = None  # .hipport/baseline/<name>.json: recorded (baseline) or compared with
     config: Mapping[str, Any] = field(default_factory=dict)  # [tool.hipport.run]: outputs, tolerances
     project: Path | None = None  # the project root (.hipport/ lives there)
+    blocked: str = ""  # one line when the plan cannot build at all (convert first, ...): what to do instead
 
     @property
     def vendor(self) -> str:
@@ -158,7 +159,7 @@ def _as_list(v: Any) -> list[str]:
 # ---------------------------------------------------------------------------------------------- choice
 
 
-def _project_kind(target: Path) -> str:
+def project_kind(target: Path) -> str:
     if target.is_file():
         if target.suffix == ".py":
             return "python"
@@ -300,7 +301,7 @@ def plan(
 
         detection = detect(torch=False)
     base_env = dict(os.environ if env is None else env)
-    kind = _project_kind(target)
+    kind = project_kind(target)
     home = root if root.is_dir() else root.parent
     if settings is None:
         try:
@@ -404,13 +405,14 @@ def _plan_hip(
     workdir = target if target.is_dir() else target.parent
 
     if script is not None and script.path is None:
-        return RunPlan(kind, [], False, target_arch, [f"convert first: {script.why}"], device=gpu)
+        why = script.why if script.blocked else f"convert first: {script.why}"
+        return RunPlan(kind, [], False, target_arch, [why], device=gpu, blocked=why)
     missing = _missing_ports(kind, script.cwd if script is not None else target, name)
     if missing:
         names = [orig.name for orig, _ in missing]
         command = convert(names) if convert is not None else convert_command(names, "sibling", "hip")
-        notes = [f"convert first: {', '.join(port.name for _, port in missing)} not found (run `{command}`)"]
-        return RunPlan(kind, [], False, target_arch, notes, device=gpu)
+        why = f"convert first: {', '.join(port.name for _, port in missing)} not found (run `{command}`)"
+        return RunPlan(kind, [], False, target_arch, [why], device=gpu, blocked=why)
     if script is not None:
         notes.append(f"build script: {script.why}")
 

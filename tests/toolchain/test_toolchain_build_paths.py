@@ -102,3 +102,13 @@ def test_a_build_file_mentioning_hipcc_only_in_a_comment_is_still_translated() -
     assert not builds_hip("make", text)
     tr = translate_build_file("Makefile", text, BuildOptions(archs=("gfx90a",)))
     assert [e.replacement for e in tr.edits] == ["hipcc", "--offload-arch=gfx90a"]
+
+
+def test_run_dry_run_exits_non_zero_when_its_plan_is_blocked(tmp_path: Path) -> None:
+    root = tmp_path / "gemm"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("build", "*.hip", "__pycache__"))
+    blocked = hipport("run", ".", "--dry-run", "--arch", "gfx90a", cwd=root)
+    assert blocked.returncode == 2 and "convert first: gemm.hip not found" in blocked.stdout
+    assert hipport("convert", "--suffix", "-q", "gemm.cu", cwd=root).returncode == 0
+    ready = hipport("run", ".", "--dry-run", "--arch", "gfx90a", cwd=root)
+    assert ready.returncode == 0 and "make -B HIP=1 OFFLOAD_ARCH=gfx90a" in ready.stdout

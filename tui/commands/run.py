@@ -9,7 +9,8 @@ Commands from the project's own [tool.hipport.run] are shown as exact argv and r
 (asked on a terminal, remembered in .hipport/trust.json; --trust for headless runs).
 
 Exit status: 0 passed (or built, not launched), 1 build/run failure, a failed check or a difference
-from the CUDA baseline, 2 usage error or commands not trusted.
+from the CUDA baseline, 2 usage error, commands not trusted, or a plan that cannot build (convert first,
+a CMake project in sibling mode, ...; --dry-run too).
 """
 
 from __future__ import annotations
@@ -155,12 +156,12 @@ def handle(args: argparse.Namespace) -> int:
         print("an NVIDIA GPU is present: `hipport run --baseline` records the original CUDA program's results; "
               "`hipport run --platform nvidia` runs the HIP port on it and compares", file=out)
     if args.dry_run:
-        return 0
+        return 2 if rp.blocked else 0
     if not rp.ready:
-        if rp.notes and rp.notes[0].startswith("convert first"):
+        if rp.blocked:
             if args.json:
                 print(json.dumps({"status": "not ready", "notes": rp.notes}))
-            raise CliError(rp.notes[0])
+            raise CliError(rp.blocked)
         # an honest fallback, not an error: nothing here can build or launch this kind of project
         if args.json:
             print(json.dumps({"status": "not launched", "label": rp.label, "kind": rp.kind, "notes": rp.notes}))

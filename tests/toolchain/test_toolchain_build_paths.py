@@ -104,6 +104,26 @@ def test_a_build_file_mentioning_hipcc_only_in_a_comment_is_still_translated() -
     assert [e.replacement for e in tr.edits] == ["hipcc", "--offload-arch=gfx90a"]
 
 
+def test_a_cmake_project_in_sibling_mode_is_refused_with_the_command_that_works(tmp_path: Path) -> None:
+    """Written or not, a sibling CMakeLists_hip.txt cannot be configured; the refusal names the folder-mode
+    convert and the run on that folder, and those two commands do give a ready plan (sources under their own
+    names are recognised as ported by their content)."""
+    root = tmp_path / "histogram"
+    shutil.copytree(PROJECTS / "cmake_histogram", root)
+    r = hipport("run", ".", "--dry-run", cwd=root)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "CMake reads only CMakeLists.txt" in r.stdout and "convert first" not in r.stdout
+    rp = plan(root, {}, detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={}, settings=Config())
+    assert not rp.ready and rp.blocked.startswith("CMake reads only CMakeLists.txt")
+    assert hipport("convert", "--suffix", "CMakeLists.txt", "-q", cwd=root).returncode == 0  # written anyway
+    assert plan(root, {}, detection=Detection(amd_gpus=(MI300X,), rocm=ROCM7), env={}, settings=Config()).blocked
+    assert "`hipport convert -o hip .` in the project root, then `hipport run hip`" in rp.blocked
+    assert hipport("convert", "-o", "hip", "-q", ".", cwd=root).returncode == 0
+    r = hipport("run", "hip", "--dry-run", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "cmake -S . -B build/hipport-hip" in r.stdout and "CMake reads only" not in r.stdout
+
+
 def test_run_dry_run_exits_non_zero_when_its_plan_is_blocked(tmp_path: Path) -> None:
     root = tmp_path / "gemm"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("build", "*.hip", "__pycache__"))

@@ -143,7 +143,7 @@ def make_vars(text: str, *, hip: bool, arch: str | None, no_blas: bool, extra: l
     used = re.search(r"(?:--offload-arch=|-arch[= ])\$[({](\w+)[)}]", text)  # the variable the flag reads
     candidates = ([used.group(1)] if used else []) + list(HIP_ARCH_VARS if hip else CUDA_ARCH_VARS)
     for var in candidates:
-        if arch and declares(text, var):
+        if arch is not None and declares(text, var):  # "" empties it (the NVIDIA platform: no gfx target)
             out.append(f"{var}={arch}")
             break
     if not hip and declares(text, "BUILD"):

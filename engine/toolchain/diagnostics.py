@@ -141,6 +141,12 @@ _KNOWN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "ids, shared-memory sizes) and the grid for sizes that do not divide the tile.",
         ),
         (
+            r"hip/nvidia_detail/\S+?(?:\(\d+\)|:\d+:)",
+            "HIP's NVIDIA headers do not compile with this nvcc (Debian's are HIP 5.2, older than the CUDA 12 "
+            "and 13 APIs): set HIPPORT_HIP_INCLUDE to a copy that does; python3 scripts/hip_nvidia_headers.py DIR "
+            "makes one from Debian's.",
+        ),
+        (
             r"CUDA driver version is insufficient|cudaErrorInsufficientDriver",
             "No usable NVIDIA driver for this CUDA runtime (or no NVIDIA GPU): nothing can be launched here.",
         ),

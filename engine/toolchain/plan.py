@@ -418,7 +418,10 @@ def _plan_hip(
 
     env = {**base_env, "HIP_PLATFORM": platform}
     if nvidia:
-        notes += _nvidia_hipcc_env(env, det, target_arch)
+        missing_tool = _nvidia_hipcc_env(env, det, target_arch)
+        if missing_tool:  # nothing can compile: say what is missing before anything runs
+            return RunPlan(kind, [], False, target_arch, [missing_tool, *notes], device=gpu,
+                           label="HIP port (NVIDIA platform)", platform=platform, blocked=missing_tool)
     run_env, env_notes = device_env(env, gpu.index if gpu else None, platform)
     notes += env_notes
     launch = gpu is not None
@@ -467,7 +470,8 @@ def _plan_hip(
     elif kind == "make":
         assert script is not None and script.path is not None
         text = script.path.read_text(encoding="utf-8", errors="replace")
-        mvars = make_vars(text, hip=True, arch=None if nvidia else target_arch, no_blas=no_blas, extra=extra, args=args)
+        # on NVIDIA the AMD arch variable is emptied: no --offload-arch=gfx… in what make echoes (hipcc picks sm_NN)
+        mvars = make_vars(text, hip=True, arch="" if nvidia else target_arch, no_blas=no_blas, extra=extra, args=args)
         if extra and not declares(text, "EXTRA_FLAGS"):
             env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([env.get("HIPCC_COMPILE_FLAGS_APPEND", ""), *extra]).strip()
         if not nvidia and not any(v.split("=")[0] in (*HIP_ARCH_VARS, "ARCH") or v.startswith(f"{v.split('=')[0]}=gfx")
@@ -539,21 +543,20 @@ def nvidia_bin() -> Path:
     return Path(str(resources.files(__package__).joinpath("shims/nvidia/bin")))
 
 
-def _nvidia_hipcc_env(env: dict[str, str], det: Detection, sm: str) -> list[str]:
-    """Put hipport's NVIDIA-platform hipcc first on PATH (in `env`); notes on what is missing."""
+def _nvidia_hipcc_env(env: dict[str, str], det: Detection, sm: str) -> str:
+    """Put hipport's NVIDIA-platform hipcc first on PATH (in `env`); "" or what is missing (one line)."""
     from .nvidia_hipcc import HipccError, hip_include
 
     env["PATH"] = f"{nvidia_bin()}{os.pathsep}{env.get('PATH', '')}"
     env["HIPPORT_PYTHON"] = sys.executable
     env["HIPPORT_CUDA_ARCH"] = sm
-    notes = []
     if det.cuda.nvcc is None and shutil.which("nvcc", path=env["PATH"]) is None:
-        notes.append("nvcc not found: the NVIDIA platform build needs the CUDA toolkit")
+        return "nvcc not found: the NVIDIA platform build needs the CUDA toolkit"
     try:
         hip_include(env)
     except HipccError as e:
-        notes.append(str(e))
-    return notes
+        return str(e)
+    return ""
 
 
 def _single_python(target: Path, baseline: bool, name: Callable[[Path], Path] = ported_name) -> Path:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from hipport.tui.cli import CliError
+from hipport.tui.cli import CliError, add_format_option
 from hipport.tui.commands.convert import add_translate_options, cli_settings, translate_options
 
 
@@ -25,8 +25,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("scan", help="list what would not translate, with per-file statistics",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="PATH", help="CUDA/C++/Python files or folders")
-    p.add_argument("--format", choices=sorted([*FORMATS, "sarif"]), default="text",
-                   help="output format (default: text; sarif: SARIF 2.1.0 with warp findings)")
+    add_format_option(p, sorted([*FORMATS, "sarif"]),
+                      "output format (default: text; sarif: SARIF 2.1.0 with warp findings)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout (atomically)")
     add_translate_options(p)
     from hipport.tui.commands._warp import add_warp_options  # `--warp`: engine/warp findings

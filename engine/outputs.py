@@ -67,21 +67,6 @@ def original_copy(path: Path) -> Path:
     return path.with_name(path.name + BACKUP_SUFFIX)
 
 
-def ported_in_place(path: Path) -> bool:
-    """Whether `path` holds its own port: hipport wrote over it (its original kept as `<file>.prehip`), or
-    its text is HIP already, so translating it again changes nothing. The second is what recognises a
-    tree converted with `convert --in-place --no-backup` (no copy kept) or ported by hand."""
-    if original_copy(path).exists():
-        return True
-    from .source import SourceError, read_source
-    from .translate import TranslateError, TranslateOptions, translate
-
-    try:
-        return not translate(read_source(path), TranslateOptions(ast="off")).edits
-    except (SourceError, TranslateError, OSError, ValueError):
-        return False
-
-
 def write_port(target: Path, data: bytes, *, in_place: bool, keep_original: bool = True,
                sync_folder: bool = True) -> Path | None:
     """Write a port by the write policy (atomically; the parent folder is made). Over its own source

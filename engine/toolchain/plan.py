@@ -50,7 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, load_config, parse_archs
-from ..outputs import output_path, ported_in_place, sibling_name
+from ..in_place import ported_in_place
+from ..outputs import output_path, sibling_name
 from .baseline import baseline_path
 from .buildscript import (
     HIP_ARCH_VARS,
@@ -371,7 +372,7 @@ def _missing_ports(kind: str, target: Path, name: Callable[[Path], Path] = porte
 
 def _port_of(original: Path, name: Callable[[Path], Path] = ported_name) -> Path | None:
     """The file a build uses as the port of `original`: its port by the output mode when on disk, else the
-    original itself when it holds its own port (outputs.ported_in_place: written over by hipport, or HIP
+    original itself when it holds its own port (in_place.ported_in_place: written over by hipport, or HIP
     already, e.g. after `convert --in-place --no-backup` whatever the output mode says), else None."""
     port = name(original)
     if port.resolve() != original.resolve() and port.exists():

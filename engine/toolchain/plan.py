@@ -3,15 +3,18 @@
 API:
     plan(project_root, config=None, *, arch=None, device=None, detection=None, baseline=False) -> RunPlan
     RunPlan(kind, steps, launch, arch, notes)   kind: "single-file" | "cmake" | "make" | "python"
-                                                (or "custom": steps given by the caller)
+                                                (or "custom": steps given by the caller); .blocked: one
+                                                line when it cannot build (convert first, a CMake project
+                                                in sibling mode, no nvcc or HIP headers for NVIDIA)
     Step(title, argv, cwd, env, role)           role: "build" | "run"; env is the FULL environment
                                                 (None: hipport's own, for caller-made steps)
 
 `project_root` is a directory (a Makefile or CMakeLists.txt, else its one CUDA/HIP source) or one
 file (.hip/.cu/.cpp or a .py script). The plan builds the PORTED files, named by engine/outputs.py
 (`ported_name`: the project's output mode; sibling `gemm.cu` -> `gemm.hip`, `matmul_cuda.py` ->
-`matmul_hip.py`, as the app and `hipport convert --suffix` write them); when they are missing the
-plan has no steps and says "convert first". With baseline=True it builds the ORIGINAL CUDA sources
+`matmul_hip.py`, as the app and `hipport convert --suffix` write them), or a source that holds its own
+port (in_place.ported_in_place: after `convert --in-place`, with or without backups); when they are
+missing the plan has no steps and says "convert first". With baseline=True it builds the ORIGINAL CUDA sources
 with nvcc, labelled "CUDA baseline", and launches them when an NVIDIA GPU is present.
 
 The AMD build always names its target: `--offload-arch=<gfx>` from `arch=`, else config `arch`,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .config import Config, ConfigError, load_config
 from .model import FixStyle
-from .report import FileReport, report_dict
+from .report import FileReport, report_dict, report_path, source_root
 from .translate import TranslateOptions
 
 if TYPE_CHECKING:
@@ -114,6 +114,7 @@ class WarpScan:
     files: list[FileReport]
     errors: int
     fix_style: FixStyle
+    root: Path | None = None  # what the files' paths are relative to (report.source_root)
 
 
 def warp_scan(paths: Sequence[str | Path], cfg: Config, options: TranslateOptions, *, findings: bool) -> WarpScan:
@@ -125,8 +126,9 @@ def warp_scan(paths: Sequence[str | Path], cfg: Config, options: TranslateOption
     wopts = warp_options(cfg)
     files: list[FileReport] = []
     errors = 0
+    root = source_root(paths)
     for it in _walk(paths):
-        shown = it.rel if it.root is not None else str(it.path)
+        shown = report_path(it.path, root)
         try:
             src = read_source(it.path)
         except SourceError as e:
@@ -136,23 +138,25 @@ def warp_scan(paths: Sequence[str | Path], cfg: Config, options: TranslateOption
         tr = translate(src, options)
         an = analyze(src, tr, wopts) if findings else None
         files.append(FileReport(shown, src, an, tr.reports))
-    return WarpScan(files, errors, cfg.fix_style)
+    return WarpScan(files, errors, cfg.fix_style, root)
 
 
 def scan_document(paths: Sequence[str | Path], options: TranslateOptions, jobs: int | None = None) -> dict[str, Any]:
     """Translate (without writing) every file under `paths` and gather the scan document (JSON
-    schema hipport.scan/2, docs/translate.md): reports and statistics per file, and totals."""
+    schema hipport.scan/2, docs/translate.md): reports and statistics per file, and totals. File paths
+    are relative to report.source_root(paths), the repository root, as in SARIF."""
     from .mapping import load
     from .translate_batch import Job, port_files
 
     items = _walk(paths)
+    root = source_root(paths)
     batch = [Job(str(it.path), it.rel, options, render=False) for it in items]
     files: list[dict[str, Any]] = []
     totals: dict[str, Any] = {"files": 0, "errors": 0, "lines": 0, "converted": 0, "unconverted": 0,
                               "reports": {}, "families": {}}
     modes: set[str] = set()
     for res in port_files(batch, jobs):
-        entry: dict[str, Any] = {"path": res.path, "language": res.language, "error": res.error}
+        entry: dict[str, Any] = {"path": report_path(res.path, root), "language": res.language, "error": res.error}
         totals["files"] += 1
         if res.error:
             totals["errors"] += 1

@@ -1,7 +1,9 @@
 """Reports in text, JSON and SARIF 2.1.0: warp findings (W64-NN) and translation reports.
 
 One `FileReport` per file: its Source, the warp `Analysis` (or None) and the translation's
-`Report`s. SARIF rules carry the catalog metadata and the whole help page (`help.markdown`, rendered
+`Report`s. Paths in JSON and SARIF are relative to the repository root (`source_root`: the git work tree
+holding the scanned path, else the current folder), SARIF's `%SRCROOT%` as CodeQL writes it, so GitHub
+code scanning places the results; text output shows them relative to the current folder. SARIF rules carry the catalog metadata and the whole help page (`help.markdown`, rendered
 from the rules.toml the package ships); translation reports become rules `HIP-<kind>` with a one-line
 help text. No `helpUri`: the project has no web address to point at, and a dead link is worse than none.
 """
@@ -9,8 +11,10 @@ help text. No `helpUri`: the project has no web address to point at, and a dead 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from . import __version__
@@ -19,6 +23,7 @@ from .source import Source
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 JSON_SCHEMA_ID = "hipport.warp/1"
+SRCROOT = "%SRCROOT%"  # SARIF uriBaseId of the repository root, as CodeQL writes it (GitHub code scanning)
 
 _LEVEL = {"wrong-result": "error", "compile-error": "error", "performance": "warning"}
 _REPORT_LEVEL = {
@@ -38,9 +43,42 @@ _REPORT_TEXT = {
 }
 
 
+def source_root(paths: Sequence[str | os.PathLike[str]]) -> Path:
+    """The folder every JSON and SARIF path is relative to: the top of the git work tree holding the first
+    path (SARIF's %SRCROOT%, as CodeQL uses it, so GitHub code scanning places results); outside git, the
+    current folder when the first path lies under it, else that path's folder. Not resolved: a symlinked
+    path keeps its name."""
+    from .project_root import git_top
+
+    cwd = Path(os.getcwd())
+    first = Path(os.path.abspath(paths[0])) if paths else cwd
+    folder = first if first.is_dir() else first.parent
+    top = git_top(folder)
+    if top is not None:
+        return top
+    return cwd if folder == cwd or cwd in folder.parents else folder
+
+
+def report_path(path: str | os.PathLike[str], root: Path) -> str:
+    """`path` relative to `root` in posix form (the JSON/SARIF path); absolute when outside it."""
+    full = os.path.abspath(path)
+    rel = os.path.relpath(full, root)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return PurePosixPath(Path(full)).as_posix()
+    return PurePosixPath(Path(rel)).as_posix()
+
+
+def shown_path(path: str, root: Path) -> str:
+    """A report path as text output shows it, openable from the current folder: relative to it when the
+    file lies under it, else absolute."""
+    full = path if os.path.isabs(path) else os.path.join(root, path)
+    rel = os.path.relpath(full)
+    return full if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
 @dataclass(frozen=True)
 class FileReport:
-    path: str                    # as shown to the user (relative where possible)
+    path: str                    # relative to source_root() (report_path); absolute outside it
     source: Source
     analysis: Analysis | None = None
     reports: tuple[Report, ...] = field(default=())
@@ -96,13 +134,16 @@ def to_json(files: Sequence[FileReport]) -> dict[str, Any]:
     return {"schema": JSON_SCHEMA_ID, "files": out, "totals": dict(sorted(totals.items()))}
 
 
-def to_text(files: Sequence[FileReport]) -> str:
+def to_text(files: Sequence[FileReport], root: Path | None = None) -> str:
+    """One line per finding and report; paths relative to the current folder when `root` (source_root)
+    is given, else as they are."""
     rules = _rules()
     lines: list[str] = []
     n_find = n_rep = 0
     for fr in files:
+        path = shown_path(fr.path, root) if root is not None else fr.path
         if fr.error:
-            lines.append(f"{fr.path}: error: {fr.error}")
+            lines.append(f"{path}: error: {fr.error}")
             continue
         items: list[tuple[int, int, str]] = []
         if fr.analysis is not None:
@@ -110,17 +151,24 @@ def to_text(files: Sequence[FileReport]) -> str:
             for f in fr.analysis.findings:
                 fixes = "/".join(fx.style.value for fx in f.fixes) or "manual"
                 tier, why = tiers.get(f.group or f.id, (FixTier.SAFE.value, ""))
-                items.append((f.line, f.col, f"{fr.path}:{f.line}:{f.col}: {f.severity.value}: {f.rule} "
+                items.append((f.line, f.col, f"{path}:{f.line}:{f.col}: {f.severity.value}: {f.rule} "
                               f"{rules[f.rule].title}: {f.message} [fix: {fixes}; group {f.group}"
                               + (f"; confidence {f.confidence}" if f.confidence != "high" else "")
                               + (f"; needs review: {why}" if tier == FixTier.REVIEW.value else "") + "]"))
                 n_find += 1
         for r in fr.reports:
-            items.append((r.line, r.col, f"{fr.path}:{r.line}:{r.col}: {r.kind.value}: {r.message}"))
+            items.append((r.line, r.col, f"{path}:{r.line}:{r.col}: {r.kind.value}: {r.message}"))
             n_rep += 1
         lines.extend(t for _, _, t in sorted(items))
     lines.append(f"{n_find} warp finding(s), {n_rep} translation report(s) in {len(files)} file(s)")
     return "\n".join(lines) + "\n"
+
+
+def _artifact(path: str) -> dict[str, str]:
+    """A SARIF artifactLocation: repository-relative under %SRCROOT%, or an absolute file URI outside it."""
+    if os.path.isabs(path):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": path, "uriBaseId": SRCROOT}
 
 
 def _region(src: Source, start: int, end: int) -> dict[str, int]:
@@ -145,7 +193,7 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
                     "ruleId": f.rule,
                     "level": _LEVEL[f.severity.value],
                     "message": {"text": f.message},
-                    "locations": [{"physicalLocation": {"artifactLocation": {"uri": fr.path},
+                    "locations": [{"physicalLocation": {"artifactLocation": _artifact(fr.path),
                                                         "region": _region(fr.source, f.start, f.end)}}],
                     "partialFingerprints": {"hipportFindingId": f.id},
                     "properties": {"group": f.group, "confidence": f.confidence, "severity": f.severity.value,
@@ -157,7 +205,7 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
                     res["fixes"] = [{
                         "description": {"text": f"{fix_style.value}: {fx.summary}"},
                         "artifactChanges": [{
-                            "artifactLocation": {"uri": fr.path},
+                            "artifactLocation": _artifact(fr.path),
                             "replacements": [{"deletedRegion": _region(fr.source, e.start, e.end),
                                               "insertedContent": {"text": e.replacement}} for e in fx.edits],
                         }],
@@ -169,7 +217,7 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
                 "ruleId": f"HIP-{r.kind.value}",
                 "level": _REPORT_LEVEL.get(r.kind, "warning"),
                 "message": {"text": r.message},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": fr.path},
+                "locations": [{"physicalLocation": {"artifactLocation": _artifact(fr.path),
                                                     "region": _region(fr.source, r.start, r.end)}}],
                 "properties": {"name": r.name, "hipName": r.hip_name, "since": r.since},
             })
@@ -204,7 +252,7 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "hipport", "version": version, "rules": driver_rules}},
-            "artifacts": [{"location": {"uri": fr.path}} for fr in files],
+            "artifacts": [{"location": _artifact(fr.path)} for fr in files],
             "results": results,
             "columnKind": "unicodeCodePoints",
         }],
@@ -212,9 +260,10 @@ def to_sarif(files: Sequence[FileReport], version: str = __version__,
 
 
 def render(files: Sequence[FileReport], fmt: str, version: str = __version__,
-           fix_style: FixStyle = FixStyle.PORTABLE) -> str:
+           fix_style: FixStyle = FixStyle.PORTABLE, root: Path | None = None) -> str:
+    """`root`: the source_root the paths are relative to (text shows them relative to the current folder)."""
     if fmt == "text":
-        return to_text(files)
+        return to_text(files, root)
     if fmt == "json":
         return json.dumps(to_json(files), indent=2) + "\n"
     if fmt == "sarif":

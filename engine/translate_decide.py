@@ -90,8 +90,11 @@ def _decide(name: str, mapping: Any, options: TranslateOptions) -> _Decision | N
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
                 f"{name}: its HIP counterpart {target} was removed in HIP {e.hip_removed}", "")
     if target == e.hip and e.needs_newer_rocm(options.rocm):
+        releases, _, flag = e.opt_in.partition(" ")
+        behind_flag = f"; ROCm {releases} have it with {flag}" if flag else ""
         return (_REPORT, "", fam, ReportKind.NEEDS_NEWER_ROCM,
-                f"{name} -> {target} needs ROCm {e.hip_added} (target is ROCm {v}; use --rocm)", e.hip_added)
+                f"{name} -> {target} needs ROCm {e.hip_added} (target is ROCm {v}; use --rocm){behind_flag}",
+                e.hip_added)
     exp = e.roc_experimental if target != e.hip else e.experimental
     if exp and not options.experimental:
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED,

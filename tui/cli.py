@@ -20,6 +20,24 @@ class CliError(Exception):
     """A user-facing error: printed as one line, exit status 2, no traceback."""
 
 
+class _DeprecatedJson(argparse.Action):
+    """`--json`: the old spelling of `--format json`, still accepted, with a note on stderr."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print("hipport: --json is deprecated; use --format json", file=sys.stderr)
+        setattr(namespace, self.dest, "json")
+
+
+def add_format_option(p: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json"), help: str = "") -> None:
+    """The one output-format convention of every command: `--format text|json|...` (default text), and
+    `--json`, the deprecated spelling of `--format json`."""
+    p.add_argument("--format", choices=list(formats), default="text",
+                   help=help or f"output format: {', '.join(formats)} (default: text)")
+    p.add_argument("--json", dest="format", nargs=0, action=_DeprecatedJson,
+                   help="deprecated: the same as --format json")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hipport",

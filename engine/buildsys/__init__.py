@@ -14,6 +14,7 @@ the sibling outputs, gemm.cu -> gemm.hip) or `sibling_outputs` (TranslateOptions
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
@@ -24,6 +25,11 @@ from ..source import Language, Source
 DEFAULT_ARCHS: tuple[str, ...] = ("gfx942",)
 MAKE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 CMAKE_NAMES = frozenset({"CMakeLists.txt"})
+# what makes a build file build HIP (already ported, or a dual CUDA/HIP file like the bundled sample's)
+_HIP_MAKE = re.compile(r"\bhipcc\b|\bHIP_PLATFORM\b|--offload-arch")
+_HIP_CMAKE = re.compile(r"\bLANGUAGES?\b[^)]*\bHIP\b|enable_language\s*\(\s*HIP\b|find_package\s*\(\s*hip\b",
+                        re.IGNORECASE)
+_COMMENT = re.compile(r"(?<!\\)#.*$", re.MULTILINE)
 
 
 class BuildKind(StrEnum):
@@ -53,6 +59,14 @@ def build_kind(path: str | os.PathLike[str]) -> BuildKind | None:
     if name in CMAKE_NAMES or name.endswith(".cmake"):
         return BuildKind.CMAKE
     return None
+
+
+def builds_hip(kind: BuildKind | str, text: str) -> bool:
+    """The build file builds HIP (hipcc, HIP_PLATFORM, --offload-arch; CMake's HIP language or
+    find_package(hip)) in its code, not only in a comment. Such a file is already a port, or a dual
+    CUDA/HIP file: translation leaves it as it is and `hipport run` uses it as it is."""
+    code = _COMMENT.sub("", text)
+    return bool((_HIP_CMAKE if kind == BuildKind.CMAKE else _HIP_MAKE).search(code))
 
 
 def detect_build_system(root: str | os.PathLike[str]) -> BuildProject | None:
@@ -100,6 +114,14 @@ def translate_build_source(source: Source, settings: object | None = None) -> Tr
         line, col = source.line_col(start)
         reports.append(Report(kind, name, start, end, line, col, message))
 
+    kind = BuildKind.CMAKE if source.language == Language.CMAKE else BuildKind.MAKE
+    if builds_hip(kind, source.text):  # a dual CUDA/HIP file keeps its CUDA branch and its own texts
+        name = source.path.name if source.path is not None else kind.value
+        reports.append(Report(ReportKind.INFO, "builds-hip", 0, 0, 1, 1,
+                              f"{name} already builds HIP (a port or a dual CUDA/HIP build file): left as it is; "
+                              "`hipport run` builds with it as it is"))
+        return Translation(source=source, edits=(), reports=tuple(reports), mode=TranslationMode.TOKENS,
+                           stats={"lines": len(source.line_starts)})
     siblings = frozenset(getattr(settings, "sibling_outputs", ()) or ())
     ft = FlagTranslator(source.text, _archs(settings), rep, roc=bool(getattr(settings, "roc", False)),
                         sibling=bool(siblings) or getattr(settings, "output_mode", "") == "sibling",
@@ -125,6 +147,7 @@ __all__ = [
     "BuildOptions",
     "BuildProject",
     "build_kind",
+    "builds_hip",
     "detect_build_system",
     "translate_build_file",
     "translate_build_source",

@@ -43,8 +43,9 @@ def split_words(text: str, start: int, end: int) -> list[Word]:
     out: list[Word] = []
     chunk = text[start:end]
     if not any(c in chunk for c in ("\"", "'", "$(", "${")):  # the common case: plain blank-separated words
-        return [Word(m.start(), m.end(), m.group()) for m in _PLAIN_WORD.finditer(text, start, end)
-                if m.group() != "\\"]
+        words = (_unglue(text, m.start(), m.end()) for m in _PLAIN_WORD.finditer(text, start, end)
+                 if m.group() != "\\")
+        return [Word(a, b, text[a:b]) for a, b in words if b > a]
     i = start
     while i < end:
         c = text[i]
@@ -63,9 +64,21 @@ def split_words(text: str, start: int, end: int) -> list[Word]:
                 j = _balanced(text, j + 1, end)
             else:
                 j += 1
-        out.append(Word(i, j, text[i:j]))
+        a, b = _unglue(text, i, j)
+        if b > a:
+            out.append(Word(a, b, text[a:b]))
         i = j
     return out
+
+
+def _unglue(text: str, start: int, end: int) -> tuple[int, int]:
+    """A word that ends a physical line with an odd run of backslashes (`-arch=$(ARCH)\\`) ends before
+    the last one: that backslash is make's line continuation, glued to the flag, not part of it."""
+    if end > start and text[end - 1] == "\\" and text.startswith(("\n", "\r\n"), end):
+        run = len(text[start:end]) - len(text[start:end].rstrip("\\"))
+        if run % 2 == 1:
+            return start, end - 1
+    return start, end
 
 
 def _balanced(text: str, i: int, end: int) -> int:

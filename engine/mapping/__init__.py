@@ -17,6 +17,8 @@ Fields:
   predate every ROCm target hipport accepts, so comparing them with a ROCm (major, minor) is safe.
   Assumption used by `needs_newer_rocm` / `version_at_least`: available in ROCm X.Y iff version <= X.Y.
 - `experimental`: HIP version since which the replacement is experimental ("" when it is not).
+- `opt_in` (hand-kept rows): releases that have the HIP name behind a flag before `hip_added`, as
+  "6.2-6.4 -DHIP_ENABLE_WARP_SYNC_BUILTINS" ("" when none).
 - `kind`: "function", "type" (types, enums, enumerators and defines: HIPIFY's type sections) or
   "namespace" (`cub` -> `hipcub`; qualified names such as `cub::BlockReduce` resolve through it).
 """
@@ -61,6 +63,7 @@ class ApiEntry:
     roc_removed: str = ""
     roc_experimental: str = ""
     roc_miopen_only: bool = False  # the ROC name is used with --miopen only (hipify's ROC_MIOPEN_ONLY)
+    opt_in: str = ""  # overrides.tsv: the releases that have the HIP name behind a flag ("6.2-6.4 -DFLAG")
 
     @property
     def supported(self) -> bool:
@@ -286,7 +289,7 @@ def _read_overrides() -> tuple[ApiEntry, ...]:
                  status="supported" if r["hip"] else "unsupported",
                  hip_added=r["hip_added"], hip_deprecated="", hip_removed="", experimental="",
                  section=("Device Functions" if r["family"] == "device" else "Runtime API")
-                 + " (overrides.tsv: " + r["note"] + ")")
+                 + " (overrides.tsv: " + r["note"] + ")", opt_in=r["opt_in"])
         for r in _read_tsv("overrides.tsv")
     )
 

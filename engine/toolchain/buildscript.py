@@ -5,7 +5,9 @@ ported yet, the plan says so and has no steps.
 Where the ported script is (engine/outputs.py's naming, the one rule `hipport convert` and the app
 write with; the translation itself is engine/buildsys/):
     in-place  the build file itself, once it builds HIP (hipcc / the HIP language)
-    sibling   Makefile -> Makefile_hip: `make -f Makefile_hip` (CMake cannot read CMakeLists_hip.txt)
+    sibling   Makefile -> Makefile_hip: `make -f Makefile_hip`; CMake reads only CMakeLists.txt, so a CMake
+              project that does not build HIP yet is refused up front (Script.blocked), naming the
+              folder-mode convert and run that work
     folder    <output_folder>/<dir>/Makefile or CMakeLists.txt: built there (`make -C`, `cmake -S`)
 A build file that already builds HIP (a dual CUDA/HIP Makefile like the bundled sample's) is used as
 it is, in any mode.
@@ -33,14 +35,12 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..buildsys import builds_hip
 from ..outputs import sibling_name
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 HIP_ARCH_VARS = ("OFFLOAD_ARCH", "HIP_ARCH", "GPU_TARGETS", "AMDGPU_TARGETS", "GPU_TARGET")
 CUDA_ARCH_VARS = ("CUDA_ARCH", "ARCH", "SM", "GPU_ARCH", "CUDA_ARCHITECTURES")
-_HIP_MAKE = re.compile(r"\bhipcc\b|\bHIP_PLATFORM\b|--offload-arch")
-_HIP_CMAKE = re.compile(r"\bLANGUAGES?\b[^)]*\bHIP\b|enable_language\s*\(\s*HIP\b|find_package\s*\(\s*hip\b",
-                        re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ class Script:
     cwd: Path  # where to run make / the CMake source folder
     how: str  # "in-place" | "sibling" | "folder" | "dual" | "original" (the baseline)
     why: str = ""  # one line: what was found (or what is missing)
+    blocked: bool = False  # no write makes this build work (why names the command that does)
 
     @property
     def make_file_args(self) -> list[str]:
@@ -64,10 +65,6 @@ def build_file(kind: str, workdir: Path) -> Path:
     if kind == "cmake":
         return workdir / "CMakeLists.txt"
     return next((workdir / n for n in MAKEFILES if (workdir / n).is_file()), workdir / "Makefile")
-
-
-def builds_hip(kind: str, text: str) -> bool:
-    return bool((_HIP_CMAKE if kind == "cmake" else _HIP_MAKE).search(text))
 
 
 def find_script(kind: str, workdir: Path, home: Path, output_mode: str, output_folder: str,
@@ -87,11 +84,9 @@ def find_script(kind: str, workdir: Path, home: Path, output_mode: str, output_f
                           f"the ported {ported.relative_to(home).as_posix()}")
     if output_mode == "sibling":
         ported = workdir / sibling_name(original.name)
+        if kind == "cmake":  # whether written or not: refused before anything is written for it
+            return Script(kind, original, None, workdir, "sibling", sibling_cmake_refusal(output_folder), blocked=True)
         if ported.is_file() and builds_hip(kind, _read(ported)):
-            if kind == "cmake":
-                return Script(kind, original, None, workdir, "sibling",
-                              f"the ported {ported.name} cannot be read by CMake under that name: write CMake ports "
-                              "in folder or in-place mode (output_mode)")
             return Script(kind, original, ported, workdir, "sibling", f"the ported {ported.name}")
     where = {"sibling": f"{sibling_name(original.name)} beside it", "folder": f"{output_folder}/…/{original.name}",
              "in-place": f"{original.name} itself"}.get(output_mode, original.name)
@@ -102,6 +97,12 @@ def find_script(kind: str, workdir: Path, home: Path, output_mode: str, output_f
                   f"{original.name} still builds CUDA and no ported build script was found ({where}): port it "
                   f"first (review {original.name} in the app and write it, or `{command}`); "
                   "hipport does not build the CUDA original as the port")
+
+
+def sibling_cmake_refusal(output_folder: str) -> str:
+    return (f"CMake reads only CMakeLists.txt, so a sibling port (CMakeLists_hip.txt) cannot be built: write the "
+            f"port into a folder instead, `hipport convert -o {output_folder} .` in the project root, then "
+            f"`hipport run {output_folder}` (or set output_mode = \"folder\")")
 
 
 def convert_command(names: list[str], output_mode: str, output_folder: str) -> str:
@@ -142,7 +143,7 @@ def make_vars(text: str, *, hip: bool, arch: str | None, no_blas: bool, extra: l
     used = re.search(r"(?:--offload-arch=|-arch[= ])\$[({](\w+)[)}]", text)  # the variable the flag reads
     candidates = ([used.group(1)] if used else []) + list(HIP_ARCH_VARS if hip else CUDA_ARCH_VARS)
     for var in candidates:
-        if arch and declares(text, var):
+        if arch is not None and declares(text, var):  # "" empties it (the NVIDIA platform: no gfx target)
             out.append(f"{var}={arch}")
             break
     if not hip and declares(text, "BUILD"):

@@ -6,15 +6,19 @@ API:
 
 clang compiles each HIP file once for the host and once per offload arch, so the same warning
 comes back N+1 times ("N warnings generated when compiling for gfx90a."); entries are deduplicated
-by (path, line, col, severity, message). nvcc prints `file(line): error: msg` (EDG front end) and
+by (path, line, col, severity, message). An error raised inside a header that is not the user's (hipport's
+compatibility header, ROCm's) by a template the user's code instantiated is placed at the user's line.
+nvcc prints `file(line): error: msg` (EDG front end) and
 ptxas/gcc style `file:line:col: error: msg`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,43 @@ _NVCC = re.compile(
 )
 
 
-def parse_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
-    seen: set[tuple[str, int, int | None, str, str]] = set()
+# Headers that are not the user's: hipport's own shims (force-included compatibility header) and the
+# toolchain's (ROCm under /opt, Debian's HIP and the C++ library under /usr).
+_SHIMS = str(Path(__file__).resolve().parent / "shims")
+_TOOLCHAIN_PREFIXES = ("/opt/", "/usr/")
+
+
+def _foreign(path: str) -> bool:
+    return path.startswith(_SHIMS) or path.startswith(_TOOLCHAIN_PREFIXES)
+
+
+def _at_user_line(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """An error or warning inside a header that is not the user's, raised by a template the user's code
+    instantiated (clang's "note: in instantiation of ... requested here"), is placed at that user line;
+    the message says where it was raised. The note that gave the place, and the header's own notes, go."""
     out: list[Diagnostic] = []
+    i = 0
+    while i < len(diags):
+        d = diags[i]
+        j = i + 1
+        while j < len(diags) and diags[j].severity == "note":
+            j += 1
+        notes = diags[i + 1:j]
+        user = next((n for n in notes if "requested here" in n.message and not _foreign(n.path)), None)
+        if d.severity != "note" and _foreign(d.path) and user is not None:
+            raised = f"{Path(d.path).name}:{d.line}"
+            out.append(dataclasses.replace(d, path=user.path, line=user.line, col=user.col,
+                                           message=f"{d.message} (raised in {raised})"))
+            out.extend(n for n in notes if n is not user and not _foreign(n.path))
+        else:
+            out.append(d)
+            out.extend(notes)
+        i = j
+    return out
+
+
+def parse_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
+    parsed: list[Diagnostic] = []
     for raw in lines:
         text = raw.rstrip("\n").rstrip()
         m = _CLANG.match(text) or _NVCC.match(text)
@@ -61,11 +99,14 @@ def parse_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
             message=m.group("msg").strip(),
             flag=m.group("flag"),
         )
+        parsed.append(d)
+    seen: set[tuple[str, int, int | None, str, str]] = set()
+    out: list[Diagnostic] = []
+    for d in _at_user_line(parsed):
         key = (d.path, d.line, d.col, d.severity, d.message)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(d)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
     return out
 
 
@@ -139,6 +180,12 @@ _KNOWN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"an illegal memory access was encountered|hipErrorIllegalAddress|unspecified launch failure",
             "A kernel read or wrote out of bounds: check index arithmetic that assumes 32-lane warps (lane/warp "
             "ids, shared-memory sizes) and the grid for sizes that do not divide the tile.",
+        ),
+        (
+            r"hip/nvidia_detail/\S+?(?:\(\d+\)|:\d+:)",
+            "HIP's NVIDIA headers do not compile with this nvcc (Debian's are HIP 5.2, older than the CUDA 12 "
+            "and 13 APIs): set HIPPORT_HIP_INCLUDE to a copy that does; python3 scripts/hip_nvidia_headers.py DIR "
+            "makes one from Debian's.",
         ),
         (
             r"CUDA driver version is insufficient|cudaErrorInsufficientDriver",

@@ -1,7 +1,8 @@
 """`hipport doctor`: what breaks first runs on ROCm machines, each with pass/warn/fail and the fix.
 
 API:
-    run_checks(detection, project_root=None, env=None, groups=None) -> list[Check]
+    run_checks(detection, project_root=None, env=None, groups=None, skipped="") -> list[Check]
+    Check(name, status, message, fix, places)   places: "file:line: device N" for each hard-coded index
 
 Checks (facts: ../shared/design/RUN_PANE.md §1, §2.4, §4; WAVE64.md §1.7): ROCm and its version;
 /dev/kfd and /dev/dri access and the render/video groups; the PyTorch build (ROCm or CUDA, its HIP
@@ -33,6 +34,7 @@ class Check:
     status: str  # pass | warn | fail | info
     message: str
     fix: str = ""
+    places: tuple[str, ...] = ()  # "file:line: what" for each place the check found (device ordinals)
 
 
 def _group_member(name: str, groups: Iterable[int] | None) -> bool | None:
@@ -195,20 +197,31 @@ _ORDINAL_PATTERNS = (
     re.compile(r"\.cuda\s*\(\s*(\d+)\s*\)"),
     re.compile(r"torch\.device\s*\(\s*[\"']cuda[\"']\s*,\s*(\d+)\s*\)"),
 )
-_SCAN_SUFFIXES = {".cu", ".cuh", ".hip", ".cpp", ".cc", ".h", ".hpp", ".py"}
-_SKIP_DIRS = {".git", ".venv", "venv", "build", "node_modules", "__pycache__", ".hipport"}
+LIMIT_FILES = 5000  # sources read for device ordinals; a bigger tree is named, not walked to its end
 
 
-def hardcoded_ordinals(root: Path, limit_files: int = 5000) -> list[tuple[Path, int, int]]:
-    """(file, line, ordinal) for each hard-coded device index in the project's sources."""
-    found: list[tuple[Path, int, int]] = []
-    paths = [root] if root.is_file() else []
-    if root.is_dir():
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
-            paths.extend(Path(dirpath) / f for f in filenames if Path(f).suffix in _SCAN_SUFFIXES)
-            if len(paths) > limit_files:
+@dataclass(frozen=True)
+class Ordinal:
+    path: Path
+    line: int
+    index: int
+
+
+def hardcoded_ordinals(root: Path, limit_files: int = LIMIT_FILES) -> tuple[list[Ordinal], int]:
+    """Each hard-coded device index in the sources under `root` (a folder or one file), and how many
+    files were read. The files are the ones the review covers (engine/discover.py: no build outputs,
+    hidden or tool folders, linked folders), at most `limit_files`."""
+    from ..discover import discover
+
+    if root.is_file():
+        paths = [root]
+    else:
+        paths = []
+        for rel in discover(root):
+            paths.append(root / rel)
+            if len(paths) >= limit_files:
                 break
+    found: list[Ordinal] = []
     for p in paths:
         try:
             text = p.read_text(encoding="utf-8", errors="replace")
@@ -217,31 +230,42 @@ def hardcoded_ordinals(root: Path, limit_files: int = 5000) -> list[tuple[Path, 
         for lineno, line in enumerate(text.splitlines(), 1):
             for pat in _ORDINAL_PATTERNS:
                 for m in pat.finditer(line):
-                    found.append((p, lineno, int(m.group(1))))
-    return found
+                    found.append(Ordinal(p, lineno, int(m.group(1))))
+    return found, len(paths)
 
 
-def check_ordinals(det: Detection, root: Path | None) -> Check:
+def check_ordinals(det: Detection, root: Path | None, skipped: str = "") -> Check:
+    """`skipped`: why no folder is scanned (the doctor's default folder is not a project)."""
     if root is None:
-        return Check("device ordinals", INFO, "no project given")
+        return Check("device ordinals", INFO, skipped or "no project given")
     visible = len(det.amd_gpus) or len(det.nvidia_gpus)
     for var in ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
         if var in det.visibility:
             visible = min(visible, _count(det.visibility[var])) if visible else _count(det.visibility[var])
-    hits = hardcoded_ordinals(root)
+    hits, files = hardcoded_ordinals(root)
+    where = f"{files} source file(s) under {root}" + (" (the first ones only)" if files >= LIMIT_FILES else "")
     if not hits:
-        return Check("device ordinals", PASS, "no hard-coded device index in the project")
-    too_big = [(p, ln, n) for p, ln, n in hits if visible and n >= visible]
+        return Check("device ordinals", PASS, f"no hard-coded device index in {where}")
+
+    def at(o: Ordinal) -> str:
+        rel = o.path.relative_to(root).as_posix() if root.is_dir() else o.path.name
+        return f"{rel}:{o.line}"
+
+    def place(o: Ordinal) -> str:
+        return f"{at(o)}: device {o.index}"
+
+    too_big = [o for o in hits if visible and o.index >= visible]
     if too_big:
-        p, ln, n = too_big[0]
-        rel = p.relative_to(root) if root.is_dir() else p.name
+        first = too_big[0]
         return Check("device ordinals", FAIL,
-                     f"{rel}:{ln} uses device {n}, but only {visible} device(s) are visible "
-                     f"({len(too_big)} such place(s)): hipErrorInvalidDevice",
-                     "take the index from an argument or use device 0 with HIP_VISIBLE_DEVICES")
+                     f"{at(first)} uses device {first.index}, but only {visible} device(s) are "
+                     f"visible ({len(too_big)} such place(s) in {where}): hipErrorInvalidDevice",
+                     "take the index from an argument or use device 0 with HIP_VISIBLE_DEVICES",
+                     tuple(place(o) for o in too_big))
     return Check("device ordinals", INFO if visible else WARN,
-                 f"{len(hits)} hard-coded device index(es), all below the visible count"
-                 if visible else f"{len(hits)} hard-coded device index(es); no GPU here to compare with")
+                 f"{len(hits)} hard-coded device index(es) in {where}, all below the visible count"
+                 if visible else f"{len(hits)} hard-coded device index(es) in {where}; no GPU here to compare with",
+                 places=tuple(place(o) for o in hits))
 
 
 def run_checks(
@@ -249,7 +273,9 @@ def run_checks(
     project_root: Path | None = None,
     env: Mapping[str, str] | None = None,
     groups: Iterable[int] | None = None,
+    skipped: str = "",
 ) -> list[Check]:
+    """`skipped`: why `project_root` is None, said by the device-ordinals check."""
     e = dict(os.environ if env is None else env)
     return [
         check_rocm(det),
@@ -261,5 +287,5 @@ def run_checks(
         check_visibility(det),
         check_override(det),
         check_platform(e),
-        check_ordinals(det, project_root),
+        check_ordinals(det, project_root, skipped),
     ]

@@ -10,10 +10,13 @@ build here: shims/nvidia/include/hipblas.h maps the hipBLAS calls the samples us
 
 Environment:
     HIPPORT_HIP_INCLUDE   folder holding hip/hip_runtime.h with hip/nvidia_detail/ (else /opt/rocm/include,
-                          /usr/include); scripts/hip_nvidia_headers.py makes one that a new nvcc accepts
+                          /usr/include: a system folder is not named with -isystem, see SYSTEM_INCLUDES);
+                          scripts/hip_nvidia_headers.py makes one that a new nvcc accepts
     HIPPORT_CUDA_ARCH     nvcc -arch value (sm_90)
     HIPPORT_NVCC          the nvcc to call (nvcc)
-    HIPCC_VERBOSE=1       print the nvcc command lines on stderr
+
+Every nvcc command line is printed on stderr before it runs ("hipcc (HIP_PLATFORM=nvidia) runs: nvcc ..."),
+so a build log shows the NVIDIA command, not only the hipcc line make echoed.
 
 API: translate(args, env) -> list of nvcc argv lists (pure; tested), main() runs them.
 """
@@ -42,16 +45,37 @@ NVCC_OWN = ("-O", "-I", "-D", "-U", "-L", "-l", "-o", "-c", "-g", "-G", "-E", "-
             "-include", "-w", "-Wno-deprecated-gpu-targets", "-Werror", "-S")
 
 
+PREFIX = "hipcc (HIP_PLATFORM=nvidia) runs: "
+
+
 class HipccError(Exception):
     pass
 
 
+# on the compiler's own search path already: named again with -isystem, it moves ahead of the C++ library's
+# folders and `#include_next <math.h>` in <cmath> then finds nothing ("math.h: No such file or directory")
+SYSTEM_INCLUDES = ("/usr/include", "/usr/local/include")
+DEFAULT_HIP_INCLUDES = ("/opt/rocm/include", "/usr/include")
+
+
 def hip_include(env: Mapping[str, str]) -> Path:
-    for cand in filter(None, [env.get("HIPPORT_HIP_INCLUDE"), "/opt/rocm/include", "/usr/include"]):
+    """The folder holding HIP's headers for the NVIDIA platform: HIPPORT_HIP_INCLUDE when set (never
+    silently another one), else the first default that has them."""
+    given = env.get("HIPPORT_HIP_INCLUDE")
+    for cand in [given] if given else DEFAULT_HIP_INCLUDES:
         if (Path(cand) / "hip" / "nvidia_detail").is_dir():
             return Path(cand)
-    raise HipccError("no HIP headers with the NVIDIA backend (hip/nvidia_detail/) found: set HIPPORT_HIP_INCLUDE "
-                     "(python3 scripts/hip_nvidia_headers.py DIR makes a copy of Debian's that new nvcc accepts)")
+    where = f"HIPPORT_HIP_INCLUDE={given}" if given else " or ".join(DEFAULT_HIP_INCLUDES)
+    raise HipccError(f"HIP's NVIDIA headers (hip/nvidia_detail/) were not found in {where}: set "
+                     "HIPPORT_HIP_INCLUDE to the folder that holds hip/hip_runtime.h with hip/nvidia_detail/ "
+                     "(python3 scripts/hip_nvidia_headers.py DIR makes a copy of Debian's that a new nvcc accepts)")
+
+
+def include_flags(folder: Path) -> list[str]:
+    """The nvcc options that put HIP's headers in `folder` on the search path (none for a system folder)."""
+    if str(folder).rstrip("/") in SYSTEM_INCLUDES:
+        return []
+    return ["-isystem", str(folder)]
 
 
 def translate(args: Sequence[str], env: Mapping[str, str]) -> list[list[str]]:
@@ -106,7 +130,7 @@ def translate(args: Sequence[str], env: Mapping[str, str]) -> list[list[str]]:
             others.append(a)
         else:
             flags.append(a)
-    base = [nvcc, "-Wno-deprecated-gpu-targets", "-D__HIP_PLATFORM_NVIDIA__", "-isystem", str(hip_include(env)),
+    base = [nvcc, "-Wno-deprecated-gpu-targets", "-D__HIP_PLATFORM_NVIDIA__", *include_flags(hip_include(env)),
             "-I", str(SHIMS), *([] if has_arch else [f"-arch={arch}"]), *flags]
     outs = ["-o", out] if out else []
     if not sources:
@@ -133,8 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hipcc: {e}", file=sys.stderr)
         return 1
     for cmd in cmds:
-        if os.environ.get("HIPCC_VERBOSE"):
-            print("hipcc-cmd: " + " ".join(cmd), file=sys.stderr)
+        # always: the build log then shows the NVIDIA command that runs, not only the hipcc line make echoed
+        print(f"{PREFIX}{' '.join(cmd)}", file=sys.stderr, flush=True)
         rc = subprocess.call(cmd)
         if rc != 0:
             return rc

@@ -3,15 +3,18 @@
 API:
     plan(project_root, config=None, *, arch=None, device=None, detection=None, baseline=False) -> RunPlan
     RunPlan(kind, steps, launch, arch, notes)   kind: "single-file" | "cmake" | "make" | "python"
-                                                (or "custom": steps given by the caller)
+                                                (or "custom": steps given by the caller); .blocked: one
+                                                line when it cannot build (convert first, a CMake project
+                                                in sibling mode, no nvcc or HIP headers for NVIDIA)
     Step(title, argv, cwd, env, role)           role: "build" | "run"; env is the FULL environment
                                                 (None: hipport's own, for caller-made steps)
 
 `project_root` is a directory (a Makefile or CMakeLists.txt, else its one CUDA/HIP source) or one
 file (.hip/.cu/.cpp or a .py script). The plan builds the PORTED files, named by engine/outputs.py
 (`ported_name`: the project's output mode; sibling `gemm.cu` -> `gemm.hip`, `matmul_cuda.py` ->
-`matmul_hip.py`, as the app and `hipport convert --suffix` write them); when they are missing the
-plan has no steps and says "convert first". With baseline=True it builds the ORIGINAL CUDA sources
+`matmul_hip.py`, as the app and `hipport convert --suffix` write them), or a source that holds its own
+port (in_place.ported_in_place: after `convert --in-place`, with or without backups); when they are
+missing the plan has no steps and says "convert first". With baseline=True it builds the ORIGINAL CUDA sources
 with nvcc, labelled "CUDA baseline", and launches them when an NVIDIA GPU is present.
 
 The AMD build always names its target: `--offload-arch=<gfx>` from `arch=`, else config `arch`,
@@ -50,7 +53,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, load_config, parse_archs
-from ..outputs import original_copy, output_path, sibling_name
+from ..in_place import ported_in_place
+from ..outputs import output_path, sibling_name
 from .baseline import baseline_path
 from .buildscript import (
     HIP_ARCH_VARS,
@@ -106,6 +110,7 @@ class RunPlan:
     baseline_file: Path | None = None  # .hipport/baseline/<name>.json: recorded (baseline) or compared with
     config: Mapping[str, Any] = field(default_factory=dict)  # [tool.hipport.run]: outputs, tolerances
     project: Path | None = None  # the project root (.hipport/ lives there)
+    blocked: str = ""  # one line when the plan cannot build at all (convert first, ...): what to do instead
 
     @property
     def vendor(self) -> str:
@@ -158,7 +163,7 @@ def _as_list(v: Any) -> list[str]:
 # ---------------------------------------------------------------------------------------------- choice
 
 
-def _project_kind(target: Path) -> str:
+def project_kind(target: Path) -> str:
     if target.is_file():
         if target.suffix == ".py":
             return "python"
@@ -185,7 +190,7 @@ def _single_source(target: Path, baseline: bool, name: Callable[[Path], Path] = 
         return target
     cus = sorted(p for p in target.iterdir() if p.suffix == ".cu")
     hips = sorted(p for p in target.iterdir() if p.suffix == ".hip")
-    pool = cus if baseline else (hips or [name(p) for p in cus])
+    pool = cus if baseline else (hips or [_port_of(p, name) or name(p) for p in cus])
     if len(pool) != 1:
         raise PlanError(f"{target} has {len(pool)} candidate sources; name one file or set [tool.hipport.run] target")
     return pool[0]
@@ -300,7 +305,7 @@ def plan(
 
         detection = detect(torch=False)
     base_env = dict(os.environ if env is None else env)
-    kind = _project_kind(target)
+    kind = project_kind(target)
     home = root if root.is_dir() else root.parent
     if settings is None:
         try:
@@ -360,21 +365,22 @@ def _missing_ports(kind: str, target: Path, name: Callable[[Path], Path] = porte
     """(original, expected port) for every CUDA source whose port is not there yet."""
     if target.is_file():
         if target.suffix in (".cu", ".py") and not re.search(r"hip", target.stem, re.IGNORECASE):
-            port = name(target)
-            return [] if _written(target, port) else [(target, port)]
+            return [] if _port_of(target, name) is not None else [(target, name(target))]
         return []
     files = [p for p in target.iterdir() if p.suffix == ".cu"]
     if kind == "python":
         files = [p for p in target.iterdir() if p.suffix == ".py" and "cuda" in p.stem.lower()]
-    return [(p, name(p)) for p in sorted(files) if not _written(p, name(p))]
+    return [(p, name(p)) for p in sorted(files) if _port_of(p, name) is None]
 
 
-def _written(original: Path, port: Path) -> bool:
-    """Whether the port is on disk. In place (the port IS the file), once hipport wrote over it: the app
-    and `hipport convert --in-place` both keep the original beside it (outputs.original_copy, .prehip)."""
-    if port.resolve() != original.resolve():
-        return port.exists()
-    return original_copy(original).exists()
+def _port_of(original: Path, name: Callable[[Path], Path] = ported_name) -> Path | None:
+    """The file a build uses as the port of `original`: its port by the output mode when on disk, else the
+    original itself when it holds its own port (in_place.ported_in_place: written over by hipport, or HIP
+    already, e.g. after `convert --in-place --no-backup` whatever the output mode says), else None."""
+    port = name(original)
+    if port.resolve() != original.resolve() and port.exists():
+        return port
+    return original if ported_in_place(original) else None
 
 
 def _plan_hip(
@@ -403,19 +409,23 @@ def _plan_hip(
     workdir = target if target.is_dir() else target.parent
 
     if script is not None and script.path is None:
-        return RunPlan(kind, [], False, target_arch, [f"convert first: {script.why}"], device=gpu)
+        why = script.why if script.blocked else f"convert first: {script.why}"
+        return RunPlan(kind, [], False, target_arch, [why], device=gpu, blocked=why)
     missing = _missing_ports(kind, script.cwd if script is not None else target, name)
     if missing:
         names = [orig.name for orig, _ in missing]
         command = convert(names) if convert is not None else convert_command(names, "sibling", "hip")
-        notes = [f"convert first: {', '.join(port.name for _, port in missing)} not found (run `{command}`)"]
-        return RunPlan(kind, [], False, target_arch, notes, device=gpu)
+        why = f"convert first: {', '.join(port.name for _, port in missing)} not found (run `{command}`)"
+        return RunPlan(kind, [], False, target_arch, [why], device=gpu, blocked=why)
     if script is not None:
         notes.append(f"build script: {script.why}")
 
     env = {**base_env, "HIP_PLATFORM": platform}
     if nvidia:
-        notes += _nvidia_hipcc_env(env, det, target_arch)
+        missing_tool = _nvidia_hipcc_env(env, det, target_arch)
+        if missing_tool:  # nothing can compile: say what is missing before anything runs
+            return RunPlan(kind, [], False, target_arch, [missing_tool, *notes], device=gpu,
+                           label="HIP port (NVIDIA platform)", platform=platform, blocked=missing_tool)
     run_env, env_notes = device_env(env, gpu.index if gpu else None, platform)
     notes += env_notes
     launch = gpu is not None
@@ -440,7 +450,7 @@ def _plan_hip(
     if kind == "single-file":
         src = _single_source(target, baseline=False, name=name)
         if src == target and src.suffix == ".cu":  # a folder's source is already its port's name
-            src = name(src)
+            src = _port_of(src, name) or name(src)
         text = src.read_text(encoding="utf-8", errors="replace")
         libs = _as_list(cfg.get("libs"))
         if re.search(r"#\s*include\s*[<\"](hipblas|hipblas/hipblas)\.h[>\"]", text):
@@ -464,13 +474,16 @@ def _plan_hip(
     elif kind == "make":
         assert script is not None and script.path is not None
         text = script.path.read_text(encoding="utf-8", errors="replace")
-        mvars = make_vars(text, hip=True, arch=None if nvidia else target_arch, no_blas=no_blas, extra=extra, args=args)
+        # on NVIDIA the AMD arch variable is emptied: no --offload-arch=gfx… in what make echoes (hipcc picks sm_NN)
+        mvars = make_vars(text, hip=True, arch="" if nvidia else target_arch, no_blas=no_blas, extra=extra, args=args)
         if extra and not declares(text, "EXTRA_FLAGS"):
             env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([env.get("HIPCC_COMPILE_FLAGS_APPEND", ""), *extra]).strip()
         if not nvidia and not any(v.split("=")[0] in (*HIP_ARCH_VARS, "ARCH") or v.startswith(f"{v.split('=')[0]}=gfx")
                                   for v in mvars):
             notes.append(f"the Makefile declares no arch variable ({', '.join(HIP_ARCH_VARS)}): it builds for the "
                          "offload arch it names itself")
+        if not nvidia and det.rocm.root and declares(text, "ROCM_PATH"):
+            mvars.append(f"ROCM_PATH={det.rocm.root}")  # $(ROCM_PATH)/bin/hipcc: Debian's is /usr, not /opt/rocm
         mvars += _as_list(cfg.get("make_args"))
         mk = ["make", *script.make_file_args]
         steps.append(Step("make", [*mk, "-B", *mvars], script.cwd, env, "build", build_timeout,
@@ -534,21 +547,20 @@ def nvidia_bin() -> Path:
     return Path(str(resources.files(__package__).joinpath("shims/nvidia/bin")))
 
 
-def _nvidia_hipcc_env(env: dict[str, str], det: Detection, sm: str) -> list[str]:
-    """Put hipport's NVIDIA-platform hipcc first on PATH (in `env`); notes on what is missing."""
+def _nvidia_hipcc_env(env: dict[str, str], det: Detection, sm: str) -> str:
+    """Put hipport's NVIDIA-platform hipcc first on PATH (in `env`); "" or what is missing (one line)."""
     from .nvidia_hipcc import HipccError, hip_include
 
     env["PATH"] = f"{nvidia_bin()}{os.pathsep}{env.get('PATH', '')}"
     env["HIPPORT_PYTHON"] = sys.executable
     env["HIPPORT_CUDA_ARCH"] = sm
-    notes = []
     if det.cuda.nvcc is None and shutil.which("nvcc", path=env["PATH"]) is None:
-        notes.append("nvcc not found: the NVIDIA platform build needs the CUDA toolkit")
+        return "nvcc not found: the NVIDIA platform build needs the CUDA toolkit"
     try:
         hip_include(env)
     except HipccError as e:
-        notes.append(str(e))
-    return notes
+        return str(e)
+    return ""
 
 
 def _single_python(target: Path, baseline: bool, name: Callable[[Path], Path] = ported_name) -> Path:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -128,3 +129,24 @@ def test_makefile_ported_beside_the_sources_builds(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     assert "-c saxpy.hip" in r.stdout and (proj / "saxpy").is_file()
+
+
+def test_the_command_a_sibling_cmake_refusal_names_builds_with_cmake(
+        tmp_path: Path, cmake_build: Callable[..., subprocess.CompletedProcess[str]]) -> None:
+    """Issue 19 item 9: `hipport run` refuses a CMake project in sibling mode and names what works; that
+    command, run as named, gives a tree Debian's CMake configures and builds (HIP language, gfx90a)."""
+    import re
+
+    proj = tmp_path / "histogram"
+    shutil.copytree(PROJECTS / "cmake_histogram", proj)
+    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "run", ".", "--dry-run"], cwd=proj,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "CMake reads only CMakeLists.txt" in r.stdout, r.stdout + r.stderr
+    named = re.search(r"`hipport (convert -o (\S+) \.)` in the project root, then `hipport run (\S+)`", r.stdout)
+    assert named is not None and named.group(2) == named.group(3) == "hip"
+    conv = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *named.group(1).split(), "--arch", ARCH, "-q"],
+                          cwd=proj, capture_output=True, text=True, timeout=300)
+    assert conv.returncode == 0, conv.stderr
+    built = cmake_build(proj / "hip")
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert (proj / "hip" / "build" / "histogram").is_file()

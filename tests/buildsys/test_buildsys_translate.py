@@ -348,3 +348,33 @@ def test_large_build_files_translate_in_linear_time() -> None:
         tr = translate_build_file(name, text, GFX)
         assert time.process_time() - t0 < 10.0
         assert len(tr.edits) == edits and find_conflict(tr.edits) is None
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_flag_glued_to_its_continuation_keeps_the_backslash(newline: str) -> None:
+    """blockAccess' shape: `-arch=$(ARCH)\\` with the `-I` on the next line; the `\\` is make's, not the flag's."""
+    nl = newline
+    text = (f"ARCH ?= sm_60{nl}CFLAGS := -O3 -arch=$(ARCH)\\{nl}   -I../inc{nl}"
+            f"F2 = -arch=sm_70\\{nl}  -lineinfo{nl}all:{nl}\tnvcc $(CFLAGS) $(F2) k.cu -o k{nl}")
+    out, reports = port("Makefile", text)
+    assert f"CFLAGS := -O3 --offload-arch=$(ARCH)\\{nl}   -I../inc{nl}" in out
+    assert f"F2 = --offload-arch=gfx90a\\{nl}  -gline-tables-only{nl}" in out
+    assert reports == []
+
+
+def test_a_glued_continuation_builds_with_real_make(tmp_path: Path) -> None:
+    """The translated Makefile, built by make and Debian's hipcc: the `-I` of the continued line reaches hipcc."""
+    if shutil.which("hipcc") is None or shutil.which("make") is None:
+        pytest.skip("Debian's hipcc and make are needed (scripts/install-system-deps.sh)")
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "scale.h").write_text("#define SCALE 2.0f\n")
+    (tmp_path / "k.cu").write_text('#include <hip/hip_runtime.h>\n#include "scale.h"\n__global__ void k(float* p) { p[0] = SCALE; }\n'
+                                   "int main() { return 0; }\n")
+    text = "ARCH ?= sm_60\nCFLAGS := -O3 -arch=$(ARCH)\\\n   -Iinc\n\nk: k.cu\n\tnvcc $(CFLAGS) k.cu -o k\n"
+    out, _ = port("Makefile", text)
+    (tmp_path / "Makefile").write_text(out)
+    r = subprocess.run(["make", "-C", str(tmp_path)], capture_output=True, text=True, timeout=600,
+                       env={"HIP_PLATFORM": "amd", "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, out + r.stdout[-2000:] + r.stderr[-2000:]
+    assert "--offload-arch=gfx90a" in r.stdout and "-Iinc" in r.stdout
+    assert (tmp_path / "k").is_file()

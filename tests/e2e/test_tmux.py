@@ -106,3 +106,32 @@ def test_demo_review_write_commit_in_a_real_terminal(tmp_path: Path) -> None:
     message = git(demo, "log", "-1", "--format=%B")
     assert "gemm.cu -> gemm.hip" in message and "Warp-width fixes" in message
     assert git(demo, "status", "--porcelain").strip() == ""  # nothing else left behind in the tree
+
+
+def test_demo_in_a_temp_folder_is_removed_unless_it_holds_work(tmp_path: Path) -> None:
+    """`hipport demo` without --dir, in a real terminal, TMPDIR=tmp_path: opened and quit, its
+    hipport-demo-* folder is gone; after `w` wrote gemm.hip, it is kept and its path printed."""
+    env = {**clean_env(), "TMPDIR": str(tmp_path)}
+
+    def session(keys_before_quit: tuple[str, ...], wait: str) -> str:
+        tmux = Tmux(f"hipport-e2e-{uuid.uuid4().hex[:8]}")
+        command = f"{HIPPORT} demo --theme hipport-dark; echo EXIT=$?; sleep 30"
+        subprocess.run(["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "e2e", "-x", "140", "-y", "40",
+                        command], check=True, env=env, timeout=30)
+        try:
+            tmux.wait_for("CUDA gemm.cu", timeout=90)
+            tmux.keys(*keys_before_quit)
+            if wait:
+                tmux.wait_for(wait)
+            tmux.keys("q")
+            return tmux.wait_for("EXIT=", timeout=20)
+        finally:
+            tmux("kill-server", check=False)
+
+    screen = session((), "")
+    assert "EXIT=0" in screen and "hipport demo: removed" in screen
+    assert list(tmp_path.glob("hipport-demo-*")) == []
+    screen = session(("w",), "Wrote gemm.hip")
+    kept = list(tmp_path.glob("hipport-demo-*"))
+    assert len(kept) == 1 and (kept[0] / "gemm.hip").is_file()
+    assert "hipport demo: kept" in screen and "it holds your changes" in screen

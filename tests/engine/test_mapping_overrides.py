@@ -20,3 +20,18 @@ def test_warp_sync_builtins_keep_their_name_from_rocm_7(name: str) -> None:
 def test_overrides_do_not_shadow_table_rows_they_do_not_name() -> None:
     e = load().lookup("__shfl_down")
     assert e is not None and e.hip == "__shfl_down" and e.hip_added == "1.6.0"
+
+
+def test_rocm_6_4_report_says_the_builtin_is_there_behind_the_flag(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`convert --rocm 6.4`: __shfl_up_sync is not "ROCm 7.0 only"; 6.2-6.4 have it with the opt-in flag."""
+    from hipport.tui.cli import main
+
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float* x) {\n  float v = x[threadIdx.x];\n"
+                   "  x[threadIdx.x] = __shfl_up_sync(0xffffffffffffffffull, v, 1);\n}\n")
+    assert main(["convert", "--rocm", "6.4", str(src)]) == 0
+    err = capsys.readouterr().err
+    assert ("k.cu:3:20: needs-newer-rocm: __shfl_up_sync -> __shfl_up_sync needs ROCm 7.0.0 (target is ROCm 6.4; "
+            "use --rocm); ROCm 6.2-6.4 have it with -DHIP_ENABLE_WARP_SYNC_BUILTINS") in err
+    assert main(["convert", "--rocm", "7.0", str(src)]) == 0
+    assert "needs-newer-rocm" not in capsys.readouterr().err

@@ -18,7 +18,7 @@ import pytest
 
 from hipport.engine.config import Config
 from hipport.engine.toolchain.buildscript import declares, find_script, has_target, ignore_proposal
-from hipport.engine.toolchain.detect import Detection, Gpu, RocmInstall
+from hipport.engine.toolchain.detect import CudaInstall, Detection, Gpu, RocmInstall
 from hipport.engine.toolchain.execute import run_events
 from hipport.engine.toolchain.plan import plan
 
@@ -139,9 +139,12 @@ def test_hipport_converts_makefile_and_the_run_builds_that_port(tmp_path: Path) 
     assert "--offload-arch=$(ARCH)" in (root / "Makefile_hip").read_text()
     rp = plan(root, detection=Detection(amd_gpus=(MI300X,), rocm=DEBIAN), env={}, settings=Config(), arch="gfx90a")
     assert rp.steps[0].argv == ["make", "-f", "Makefile_hip", "-B", "ARCH=gfx90a"]
-    nv = plan(root, detection=Detection(nvidia_gpus=(Gpu("nvidia", 0, "NVIDIA H200", "sm_90"),)), env={},
-              settings=Config(), platform="nvidia")
-    assert nv.steps[0].argv == ["make", "-f", "Makefile_hip", "-B"]  # no gfx arch for nvcc: hipcc picks sm_90
+    (tmp_path / "inc" / "hip" / "nvidia_detail").mkdir(parents=True)  # where HIP's NVIDIA headers would be
+    nv = plan(root, detection=Detection(nvidia_gpus=(Gpu("nvidia", 0, "NVIDIA H200", "sm_90"),),
+                                        cuda=CudaInstall(nvcc="/usr/local/bin/nvcc", version="13.0")),
+              env={"HIPPORT_HIP_INCLUDE": str(tmp_path / "inc")}, settings=Config(), platform="nvidia")
+    # the AMD arch variable emptied: no gfx target for nvcc (hipport's hipcc picks sm_90)
+    assert nv.steps[0].argv == ["make", "-f", "Makefile_hip", "-B", "ARCH="]
 
 
 @pytest.mark.hipcc

@@ -95,11 +95,12 @@ def test_hard_coded_ordinals(tmp_path: Path) -> None:
     (tmp_path / "t.py").write_text("import torch\nx = torch.zeros(3, device='cuda:1')\ny = x.cuda(0)\n")
     (tmp_path / "build").mkdir()
     (tmp_path / "build" / "gen.cu").write_text("cudaSetDevice(7);\n")  # build output is skipped
-    hits = sorted((p.name, ln, n) for p, ln, n in hardcoded_ordinals(tmp_path))
-    assert hits == [("a.cu", 2, 2), ("t.py", 2, 1), ("t.py", 3, 0)]
+    found, files = hardcoded_ordinals(tmp_path)
+    hits = sorted((o.path.name, o.line, o.index) for o in found)
+    assert hits == [("a.cu", 2, 2), ("t.py", 2, 1), ("t.py", 3, 0)] and files == 2
     two = Detection(amd_gpus=(MI300X, Gpu("amd", 1, "AMD Instinct MI300X", "gfx942")))
     c = by_name(two, tmp_path)["device ordinals"]
-    assert c.status == "fail" and "a.cu:2" in c.message
+    assert c.status == "fail" and "a.cu:2" in c.message and c.places == ("a.cu:2: device 2",)
     masked = Detection(amd_gpus=(*two.amd_gpus, Gpu("amd", 2, "x", "gfx942")), visibility={"HIP_VISIBLE_DEVICES": "0,1"})
     assert by_name(masked, tmp_path)["device ordinals"].status == "fail"
 
@@ -114,3 +115,57 @@ def test_doctor_command_json_and_exit_code(tmp_path: Path) -> None:
     missing = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "doctor", str(tmp_path / "nope")],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
+
+
+
+def doctor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hipport.tui.cli", "doctor", "--no-torch", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "HIP_VISIBLE_DEVICES": "0"})
+
+
+def test_every_hard_coded_index_is_named_with_file_and_line(tmp_path: Path) -> None:
+    """Issue 19 item 13: "20 hard-coded device index(es)" came with no file:line, even in JSON."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.cu").write_text("int main() {\n  cudaSetDevice(0);\n" + "  hipSetDevice(0);\n" * 11 + "}\n")
+    (tmp_path / "t.py").write_text("x = y.cuda(0)\n")
+    doc = json.loads(doctor(str(tmp_path), "--format", "json", cwd=tmp_path).stdout)
+    ordinals = next(c for c in doc if c["name"] == "device ordinals")
+    assert ordinals["places"] == ["src/a.cu:2: device 0", *(f"src/a.cu:{n}: device 0" for n in range(3, 14)),
+                                  "t.py:1: device 0"]
+    assert "13 hard-coded device index(es) in 2 source file(s) under" in ordinals["message"]
+    text = doctor(str(tmp_path), cwd=tmp_path).stdout
+    assert "src/a.cu:2: device 0" in text and "src/a.cu:11: device 0" in text
+    assert "src/a.cu:12: device 0" not in text and "… and 3 more (--format json lists all)" in text
+
+
+def test_without_a_path_only_a_project_folder_is_scanned(tmp_path: Path) -> None:
+    """The default is the current folder when it is a project (in git, or <= 300 sources): a workspace
+    outside git with many sources is not walked, and a git subfolder is scanned alone, not the whole tree."""
+    workspace = tmp_path / "workspace"
+    for i in range(301):
+        (workspace / f"p{i // 100}").mkdir(parents=True, exist_ok=True)
+        (workspace / f"p{i // 100}" / f"k{i}.cu").write_text("cudaSetDevice(0);\n")
+    doc = json.loads(doctor("--format", "json", cwd=workspace).stdout)
+    ordinals = next(c for c in doc if c["name"] == "device ordinals")
+    assert ordinals["status"] == "info" and ordinals["places"] == []
+    assert ordinals["message"].startswith(f"not scanned: {workspace} is not in a git work tree and holds more than 300")
+    repo = tmp_path / "repo"
+    (repo / "app").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "top.cu").write_text("cudaSetDevice(3);\n")
+    (repo / "app" / "k.cu").write_text("int x;\ncudaSetDevice(1);\n")
+    doc = json.loads(doctor("--format", "json", cwd=repo / "app").stdout)
+    assert next(c for c in doc if c["name"] == "device ordinals")["places"] == ["k.cu:2: device 1"]
+
+
+def test_one_output_format_option_for_every_command_and_json_still_works(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    for argv in (["doctor", "--no-torch", str(tmp_path)], ["run", "--list-devices", str(tmp_path)],
+                 ["scan", str(tmp_path)]):
+        new = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *argv, "--format", "json"],
+                             capture_output=True, text=True, timeout=120)
+        old = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *argv, "--json"],
+                             capture_output=True, text=True, timeout=120)
+        assert isinstance(json.loads(new.stdout), list | dict), argv
+        assert json.loads(old.stdout) == json.loads(new.stdout), argv
+        assert "--json is deprecated; use --format json" in old.stderr and "deprecated" not in new.stderr

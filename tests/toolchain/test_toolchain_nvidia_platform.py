@@ -41,7 +41,9 @@ def test_the_plan_uses_hipports_hipcc_and_says_what_it_proves(tmp_path: Path) ->
     (tmp_path / "k.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n")
     (tmp_path / "k.hip").write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n")
     det = Detection(nvidia_gpus=(H200,), cuda=CudaInstall(nvcc="/usr/local/bin/nvcc", version="13.0"))
-    rp = plan(tmp_path, {}, detection=det, platform="nvidia", env={"PATH": "/usr/bin:/bin"})
+    (tmp_path / "inc" / "hip" / "nvidia_detail").mkdir(parents=True)  # where HIP's NVIDIA headers would be
+    rp = plan(tmp_path, {}, detection=det, platform="nvidia",
+              env={"PATH": "/usr/bin:/bin", "HIPPORT_HIP_INCLUDE": str(tmp_path / "inc")})
     assert rp.label == "HIP port (NVIDIA platform)" and rp.platform == "nvidia" and rp.vendor == "nvidia"
     assert NVIDIA_NOTE in rp.notes and rp.launch
     build = next(s for s in rp.steps if s.title.startswith("hipcc"))
@@ -78,3 +80,78 @@ def test_a_hecbench_port_compiles_through_the_nvidia_platform(tmp_path: Path) ->
                        env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     assert (tmp_path / "main").is_file()
+
+
+NVCC = shutil.which("nvcc")
+# nvcc 13 on Debian's HIP 5.2 headers (hip/nvidia_detail), as the run pane showed it
+OLD_HEADERS = ('/usr/include/hip/nvidia_detail/nvidia_hip_runtime_api.h(1268): error: class "cudaDeviceProp" '
+               'has no member "clockRate"')
+SAMPLE = REPO / "examples" / "gemm"
+
+
+def test_a_system_folder_of_hip_headers_is_not_named_with_isystem(tmp_path: Path) -> None:
+    """`-isystem /usr/include` moves the system folder ahead of libstdc++'s, and <cmath>'s `#include_next
+    <math.h>` then fails ("math.h: No such file or directory"): a system folder is left where it is."""
+    (tmp_path / "hip" / "nvidia_detail").mkdir(parents=True)
+    [own] = translate(["k.hip", "-o", "k"], {"HIPPORT_HIP_INCLUDE": str(tmp_path)})
+    assert own[own.index("-isystem") + 1] == str(tmp_path)
+    if not HAS_HIP_NV:
+        pytest.skip("Debian's HIP headers (hip/nvidia_detail) are not installed")
+    [system] = translate(["k.hip", "-o", "k"], {})
+    assert "-isystem" not in system and "/usr/include" not in system
+
+
+@pytest.mark.skipif(NVCC is None or not HAS_HIP_NV, reason="needs nvcc and Debian's HIP headers")
+def test_hipports_nvidia_hipcc_compiles_cmath_and_prints_the_nvcc_command(tmp_path: Path) -> None:
+    """Through the real shim (shims/nvidia/bin/hipcc) and nvcc, with HIP's headers found in /usr/include:
+    <cmath> compiles, and the log shows the nvcc command that ran."""
+    (tmp_path / "k.hip").write_text("#include <cmath>\n__global__ void k(float* p) { p[0] = std::sqrt(2.0f); }\n")
+    env = {**os.environ, "PATH": f"{nvidia_bin()}:{os.environ['PATH']}", "HIPPORT_PYTHON": sys.executable}
+    env.pop("HIPPORT_HIP_INCLUDE", None)
+    r = subprocess.run(["hipcc", "--offload-arch=gfx942", "-c", "k.hip", "-o", "k.o"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert "math.h: No such file" not in r.stderr
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "hipcc (HIP_PLATFORM=nvidia) runs: nvcc " in r.stderr
+    assert "-D__HIP_PLATFORM_NVIDIA__" in r.stderr and "gfx942" not in r.stderr
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is needed")
+def test_the_nvidia_build_of_the_sample_echoes_no_amd_command(tmp_path: Path) -> None:
+    """The sample's Makefile under the NVIDIA plan: make's echo of the compile line (make -n, real make)
+    names neither HIP_PLATFORM=amd nor an --offload-arch=gfx target."""
+    root = tmp_path / "gemm"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    (root / "gemm.hip").write_text("// ported\n")
+    (tmp_path / "inc" / "hip" / "nvidia_detail").mkdir(parents=True)
+    det = Detection(nvidia_gpus=(H200,), cuda=CudaInstall(nvcc="/usr/local/bin/nvcc", version="13.0"))
+    env = {"PATH": os.environ["PATH"], "HIPPORT_HIP_INCLUDE": str(tmp_path / "inc")}
+    rp = plan(root, {}, detection=det, platform="nvidia", env=env)
+    build = rp.steps[0]
+    assert build.argv[:4] == ["make", "-B", "HIP=1", "OFFLOAD_ARCH="]
+    r = subprocess.run([*build.argv, "-n"], cwd=build.cwd, env=build.env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    compile_line = next(ln for ln in r.stdout.splitlines() if "gemm.hip -o" in ln)
+    assert compile_line.startswith("hipcc ") and "offload-arch" not in compile_line
+    assert "HIP_PLATFORM=amd" not in r.stdout
+
+
+def test_missing_hip_nvidia_headers_block_the_plan_and_name_the_variable(tmp_path: Path) -> None:
+    (tmp_path / "k.hip").write_text("#include <hip/hip_runtime.h>\nint main() { return 0; }\n")
+    det = Detection(nvidia_gpus=(H200,), cuda=CudaInstall(nvcc="/usr/local/bin/nvcc", version="13.0"))
+    rp = plan(tmp_path, {}, detection=det, platform="nvidia",
+              env={"PATH": "/usr/bin:/bin", "HIPPORT_HIP_INCLUDE": str(tmp_path / "nowhere")})
+    assert not rp.ready and rp.steps == []
+    assert rp.blocked.startswith("HIP's NVIDIA headers (hip/nvidia_detail/) were not found in HIPPORT_HIP_INCLUDE=")
+    assert "set HIPPORT_HIP_INCLUDE" in rp.blocked and rp.notes[0] == rp.blocked
+    env = {**os.environ, "HIPPORT_HIP_INCLUDE": str(tmp_path / "nowhere")}
+    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "run", "--platform", "nvidia", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 2 and "set HIPPORT_HIP_INCLUDE" in r.stderr
+
+
+def test_old_hip_nvidia_headers_are_explained_with_the_variable() -> None:
+    from hipport.engine.toolchain.diagnostics import explain_error
+
+    hint = explain_error(OLD_HEADERS)
+    assert hint is not None and "HIPPORT_HIP_INCLUDE" in hint and "hip_nvidia_headers.py" in hint

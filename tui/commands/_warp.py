@@ -73,7 +73,7 @@ def warp_scan(args: argparse.Namespace, cfg: Any) -> int:
                          findings=args.warp or args.format == "sarif")
     except ApiError as e:
         raise CliError(str(e)) from None
-    text = render(scan.files, args.format, fix_style=scan.fix_style)
+    text = render(scan.files, args.format, fix_style=scan.fix_style, root=scan.root)
     if args.output:
         from hipport.engine.fsutil import WriteError, atomic_write
 

@@ -1,9 +1,16 @@
 """`hipport demo [--dir DIR]`: copy the bundled CUDA GEMM sample into a new git repository (a temp
-folder unless --dir) with an initial commit, then open the app on it."""
+folder unless --dir) with an initial commit, then open the app on it.
+
+A temp folder is removed when the app closes if nothing was done there (the import commit only,
+nothing changed, staged or untracked; ignored build outputs do not count); otherwise it is kept and
+its path printed. --dir and --no-open folders are always kept.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
 import tempfile
 from importlib import resources
 from pathlib import Path
@@ -49,6 +56,29 @@ def prepare(dest: Path | None) -> Path:
     return dest.resolve()
 
 
+def untouched(dest: Path) -> bool:
+    """The demo repository as prepare() made it: its one import commit, nothing changed, staged or
+    untracked (ignored files, such as build outputs, do not count)."""
+    def git(*args: str) -> str | None:
+        try:
+            r = subprocess.run(["git", "-C", str(dest), *args], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return r.stdout if r.returncode == 0 else None
+
+    commits = git("rev-list", "--all", "--count")
+    status = git("status", "--porcelain", "--untracked-files=all")
+    return commits is not None and commits.strip() == "1" and status == ""
+
+
+def tidy(dest: Path) -> str:
+    """After the app closed on a temp demo folder: remove it when nothing was done there. One line."""
+    if untouched(dest):
+        shutil.rmtree(dest, ignore_errors=True)
+        return f"hipport demo: removed {dest} (nothing was changed there)"
+    return f"hipport demo: kept {dest}: it holds your changes"
+
+
 def handle(args: argparse.Namespace) -> int:
     dest = prepare(Path(args.dir) if args.dir else None)
     if args.no_open:
@@ -57,4 +87,8 @@ def handle(args: argparse.Namespace) -> int:
     from hipport.tui.commands.open import open_app
 
     print(f"hipport demo: {dest}")
-    return open_app(dest, theme=args.theme)
+    try:
+        return open_app(dest, theme=args.theme)
+    finally:
+        if not args.dir:
+            print(tidy(dest))

@@ -1,4 +1,4 @@
-"""`hipport run [PATH] [--device N] [--arch gfx942] [--json] [--baseline] [--platform nvidia]`: build
+"""`hipport run [PATH] [--device N] [--arch gfx942] [--format json] [--baseline] [--platform nvidia]`: build
 the ported project and launch it on the local GPU, headless (the run pane's engine, without the app).
 
 --baseline runs the CUDA original and records its values under .hipport/baseline/; any other run
@@ -9,7 +9,8 @@ Commands from the project's own [tool.hipport.run] are shown as exact argv and r
 (asked on a terminal, remembered in .hipport/trust.json; --trust for headless runs).
 
 Exit status: 0 passed (or built, not launched), 1 build/run failure, a failed check or a difference
-from the CUDA baseline, 2 usage error or commands not trusted.
+from the CUDA baseline, 2 usage error, commands not trusted, or a plan that cannot build (convert first,
+a CMake project in sibling mode, ...; --dry-run too).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from hipport.tui.cli import add_format_option
+
     p = subparsers.add_parser(
         "run",
         help="build the ported project and run it on the local GPU",
@@ -46,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--trust", action="store_true",
                    help="run the build/run commands from the project's [tool.hipport.run] without asking "
                    "(remembered in .hipport/trust.json); needed when there is no terminal to ask on")
-    p.add_argument("--json", action="store_true", help="print one JSON report on stdout (output goes to stderr)")
+    add_format_option(p, help="json: print one JSON report on stdout (the build and run output goes to stderr); "
+                      "default: text")
     p.add_argument("--list-devices", action="store_true", help="list the GPUs and exit")
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--args", default=None, help="arguments for the program, as one string (e.g. '4096 --repeats 10')")
@@ -93,7 +97,7 @@ def _trusted(rp: RunPlan, args: argparse.Namespace, out: TextIO) -> bool:
         if _remember(rp, out):
             print("trusted (--trust); remembered in .hipport/trust.json", file=out)
         return True
-    if not args.json and sys.stdin.isatty():
+    if args.format != "json" and sys.stdin.isatty():
         answer = input("Run them now and trust them for this project? [y/N] ").strip().lower()
         if answer in ("y", "yes"):
             _remember(rp, out)
@@ -118,6 +122,7 @@ def handle(args: argparse.Namespace) -> int:
     from hipport.engine.toolchain.trust import untrusted
     from hipport.tui.cli import CliError
 
+    as_json = args.format == "json"
     path = Path(args.path)
     if not path.exists():
         raise CliError(f"no such file or directory: {args.path}")
@@ -130,11 +135,11 @@ def handle(args: argparse.Namespace) -> int:
         (path / n).exists() for n in ("Makefile", "makefile", "CMakeLists.txt")
     ) and any(path.glob("*.py")) and not any(path.glob("*.cu")))
     detection = detect_mod.detect(torch=wants_torch, python=str(cfg["python"]) if cfg.get("python") else None)
-    out = sys.stderr if args.json else sys.stdout
+    out = sys.stderr if as_json else sys.stdout
 
     if args.list_devices:
         devs = choices(detection, "amd") + choices(detection, "nvidia")
-        if args.json:
+        if as_json:
             print(json.dumps([{"index": d.index, "label": d.label, "vendor": d.gpu.vendor} for d in devs]))
         else:
             for d in devs:
@@ -155,21 +160,21 @@ def handle(args: argparse.Namespace) -> int:
         print("an NVIDIA GPU is present: `hipport run --baseline` records the original CUDA program's results; "
               "`hipport run --platform nvidia` runs the HIP port on it and compares", file=out)
     if args.dry_run:
-        return 0
+        return 2 if rp.blocked else 0
     if not rp.ready:
-        if rp.notes and rp.notes[0].startswith("convert first"):
-            if args.json:
+        if rp.blocked:
+            if as_json:
                 print(json.dumps({"status": "not ready", "notes": rp.notes}))
-            raise CliError(rp.notes[0])
+            raise CliError(rp.blocked)
         # an honest fallback, not an error: nothing here can build or launch this kind of project
-        if args.json:
+        if as_json:
             print(json.dumps({"status": "not launched", "label": rp.label, "kind": rp.kind, "notes": rp.notes}))
         else:
             print("status: not launched")
         return 0
 
     if not _trusted(rp, args, out):
-        if args.json:
+        if as_json:
             print(json.dumps({"status": "not trusted", "commands": [s.argv for s in untrusted(rp)]}))
         return 2
 
@@ -178,14 +183,14 @@ def handle(args: argparse.Namespace) -> int:
             print(f"── {event.step.role}: {' '.join(event.step.argv)}", file=out, flush=True)
         elif isinstance(event, StepLine):
             print(event.line.text, file=out if event.line.stream == "stdout" else sys.stderr, flush=True)
-        elif isinstance(event, UsageSample) and not args.json:
+        elif isinstance(event, UsageSample) and not as_json:
             text = format_usage([event.usage])
             if text:
                 print(f"[usage] {text}", file=sys.stderr, flush=True)
 
     report = run_events(rp, detection, on_event)
 
-    if args.json:
+    if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         for d in report.diagnostics:

@@ -4,6 +4,8 @@ The counterpart of hipify-perl's `-examine`: nothing is written. Every report (u
 needs-newer-rocm, deprecated, unknown, manual, python, info) is listed as file:line:col, followed by
 per-file statistics (converted references per API family, unconverted references, lines) and totals.
 The JSON schema ("hipport.scan/2"; /1 named a report's HIP name "hip") is documented in docs/translate.md and kept stable.
+JSON and SARIF paths are relative to the repository root (the git work tree holding the first PATH, else the
+current folder; SARIF's %SRCROOT%); text shows them relative to the current folder.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO
 
-from hipport.tui.cli import CliError
+from hipport.tui.cli import CliError, add_format_option
 from hipport.tui.commands.convert import add_translate_options, cli_settings, translate_options
 
 
@@ -22,8 +25,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("scan", help="list what would not translate, with per-file statistics",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="PATH", help="CUDA/C++/Python files or folders")
-    p.add_argument("--format", choices=sorted([*FORMATS, "sarif"]), default="text",
-                   help="output format (default: text; sarif: SARIF 2.1.0 with warp findings)")
+    add_format_option(p, sorted([*FORMATS, "sarif"]),
+                      "output format (default: text; sarif: SARIF 2.1.0 with warp findings)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout (atomically)")
     add_translate_options(p)
     from hipport.tui.commands._warp import add_warp_options  # `--warp`: engine/warp findings
@@ -42,25 +45,32 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         raise CliError(str(e)) from None
 
 
-def emit_json(doc: dict[str, Any], out: TextIO) -> None:
+def emit_json(doc: dict[str, Any], out: TextIO, root: Path | None = None) -> None:
     json.dump(doc, out, indent=2, sort_keys=False)
     out.write("\n")
 
 
-def emit_text(doc: dict[str, Any], out: TextIO) -> None:
-    """hipify-perl -examine style: findings as file:line:col, then statistics per file and in total."""
+def emit_text(doc: dict[str, Any], out: TextIO, root: Path | None = None) -> None:
+    """hipify-perl -examine style: findings as file:line:col, then statistics per file and in total.
+    `root`: what the document's paths are relative to (shown relative to the current folder)."""
+    from hipport.engine.report import shown_path
+
     w = out.write
+
+    def shown(f: dict[str, Any]) -> str:
+        return shown_path(f["path"], root) if root is not None else str(f["path"])
+
     for f in doc["files"]:
         if f.get("error"):
-            w(f"{f['path']}: error: {f['error']}\n")
+            w(f"{shown(f)}: error: {f['error']}\n")
             continue
         for r in f["reports"]:
-            w(f"{f['path']}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}\n")
+            w(f"{shown(f)}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}\n")
     for f in doc["files"]:
         if f.get("error"):
             continue
         s = f["stats"]
-        w(f"\n[HIPPORT] info: file '{f['path']}' statistics (mode: {f['mode']}):\n")
+        w(f"\n[HIPPORT] info: file '{shown(f)}' statistics (mode: {f['mode']}):\n")
         w(f"  CONVERTED refs count: {s['converted']}\n")
         w(f"  UNCONVERTED refs count: {s['unconverted']}\n")
         w(f"  CONVERSION %: {s['conversion_percent']}\n")
@@ -86,7 +96,7 @@ def emit_text(doc: dict[str, Any], out: TextIO) -> None:
 
 
 # Output formats by name; another format (e.g. SARIF) is one more entry here.
-FORMATS: dict[str, Callable[[dict[str, Any], TextIO], None]] = {"text": emit_text, "json": emit_json}
+FORMATS: dict[str, Callable[[dict[str, Any], TextIO, Path | None], None]] = {"text": emit_text, "json": emit_json}
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -94,19 +104,22 @@ def handle(args: argparse.Namespace) -> int:
         from hipport.tui.commands._warp import warp_scan
 
         return warp_scan(args, cli_settings(args))
+    from hipport.engine.report import source_root
+
     doc = collect(args)
     emit = FORMATS[args.format]
+    root = source_root(args.paths)
     if args.output:
         import io
 
         from hipport.engine.fsutil import WriteError, atomic_write
 
         buf = io.StringIO()
-        emit(doc, buf)
+        emit(doc, buf, root)
         try:
             atomic_write(args.output, buf.getvalue().encode("utf-8"))
         except WriteError as e:
             raise CliError(str(e)) from None
     else:
-        emit(doc, sys.stdout)
+        emit(doc, sys.stdout, root)
     return 1 if doc["totals"]["errors"] else 0

@@ -156,8 +156,16 @@ class ReviewOutput:
 
     # ---- run pane (the pane owns detection, device, doctor and the run; the screen binds keys) ----
     def action_build_run(self) -> None:
-        """b: build and run the port; with files not written yet, offer "write and build" in one key."""
+        """b: build and run the port; with files not written yet, offer "write and build" in one key: only
+        the files the build reads, and nothing when no write can make the build work (it says what does)."""
+        from hipport.engine.toolchain.build_inputs import build_inputs
+
         pending = self._not_written()
+        needs = build_inputs(Path(self.session.root), self.session.config, [e.rel for e in pending])
+        if needs.blocked:
+            self.say(f"Cannot build: {needs.blocked}; in the app, o switches the output mode", "warning")
+            return
+        pending = [e for e in pending if e.rel in needs.reads]
         if not pending:
             self.run_pane.build_and_run(Path(self.session.root), self.session.config)
             return

@@ -325,6 +325,7 @@ class RunPane(Vertical):
         try:
             for c in run_checks(self._detect(), root):
                 lines.append(f"{SYMBOL.get(c.status, '?')} {c.status:<4} {c.name}: {c.message}")
+                lines += [f"         {place}" for place in c.places[:5]]  # file:line (hard-coded device indices)
                 if c.fix:
                     lines.append(f"         fix: {c.fix}")
         except Exception as e:  # a probe bug must not take the app down

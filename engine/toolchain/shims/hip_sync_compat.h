@@ -13,7 +13,8 @@
 #define HIPPORT_CHECK_MASK(MaskT)                                                              \
     static_assert(sizeof(MaskT) == 8,                                                          \
                   "The mask must be a 64-bit integer. Implicitly promoting a smaller integer " \
-                  "is almost always an error.")
+                  "is almost always an error.");                                               \
+    (void)mask /* full masks only: a wavefront runs in lockstep */
 
 template <typename MaskT, typename T>
 __device__ inline T __shfl_sync(MaskT mask, T var, int src, int width = warpSize) {

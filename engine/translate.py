@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import shims
 from .config import parse_rocm
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
 from .edits import Edit
@@ -43,9 +44,7 @@ from .translate_parts import (
     _compose_macro_launches,
     _has_cuda_code,
     _in_inactive,
-    _needs_shim,
     _Out,
-    _shims,
     _translate_inside,
 )
 from .translate_tables import (
@@ -271,7 +270,27 @@ def translate_text(
         return names
 
     decide = _decider(mapping, options)
-    shims_needed: dict[str, dict[str, str]] = {}
+    shims_needed: dict[str, shims.Shim] = {}  # by guard: the blocks to insert
+    replaced: set[str] = set()  # what the convert summary lists (shims and rewrites)
+    shim_decls: set[str] | None = None  # shim triggers the file declares itself (never shimmed)
+
+    def take_shim(sh: shims.Shim, s: int, e: int, what: str) -> None:
+        shims_needed.setdefault(sh.guard, sh)
+        replaced.add(sh.name)
+        rep(ReportKind.INFO, what, s, e, f"{what}: exact replacement inserted ({sh.name}; --no-shims leaves it "
+            f"out): {sh.note}")
+
+    def shim_for(sh: shims.Shim | None, i: int) -> shims.Shim | None:
+        """`sh` when the target lacks it and the file does not declare the name itself."""
+        nonlocal shim_decls
+        if sh is None or not sh.needed(options.rocm):
+            return None
+        if shim_decls is None:
+            trig = shims.call_triggers()
+            shim_decls = declared_names(toks, lambda nm: nm in trig)
+        return None if sp(i) in shim_decls or sp(i) in options.project_names else sh
+
+    no_shim_hint = "; hipport inserts an exact replacement unless --no-shims is given"
     renamed_to: set[str] = set()
     used_in_code = False  # a CUDA name translated outside preprocessor lines
     # legacy cuBLAS names hipBLAS/rocBLAS have only in the v2 API: translated when cublas_v2.h is included
@@ -303,6 +322,17 @@ def translate_text(
         if name in user_macros or (starts[i] in user_spans and (decide(name) or (0, "", ""))[2] != "caffe2"):
             continue
         dec = decide(name)
+        if dec is None and name in shims.call_triggers():
+            sh = shim_for(shims.table()[name], i)
+            ps = sp(prev_sig(i))
+            if sh is not None and ps not in (".", "->", "::") and (sh.use == "name" or sp(next_sig(i)) == "("):
+                if options.shims:
+                    take_shim(sh, starts[i], ends[i], name)
+                else:
+                    rep(ReportKind.UNSUPPORTED, name, starts[i], ends[i],
+                        f"{name} has no HIP equivalent ({sh.note})" + no_shim_hint)
+                    out.count("unconverted")
+            continue
         if dec is None:
             other = _other.get(name)
             if other is None:
@@ -356,24 +386,22 @@ def translate_text(
             assert rkind is not None
             if dead and any(a <= i < b for a, b in dead):
                 continue
-            sh = _shims().get(name)
+            sh = shim_for(shims.get(name, "call"), i)
             if sh is not None and sp(next_sig(i)) == "(":
                 if options.shims:
-                    shims_needed[sh["shim"]] = sh
-                    rep(ReportKind.INFO, name, starts[i], ends[i], f"{name}: shim inserted (--shims): {sh['note']}")
+                    take_shim(sh, starts[i], ends[i], name)
                     continue
-                msg += "; `hipport convert --shims` defines it (an exact one-line shim)"
+                msg += no_shim_hint
             rep(rkind, name, starts[i], ends[i], msg, "", since)
             out.count("unconverted")
             continue
-        sh = _shims().get(name)
-        if sh is not None and sp(next_sig(i)) == "(" and _needs_shim(toks, next_sig(i)):
+        sh = shims.get(name, ("overload-ptr", "overload-argc=2"))
+        if (sh is not None and sh.needed(options.rocm) and sp(next_sig(i)) == "("
+                and shims.call_needs(sh, toks, next_sig(i))):
             if options.shims:
-                shims_needed[sh["shim"]] = sh
-                rep(ReportKind.INFO, name, starts[i], ends[i], f"{name}: shim inserted (--shims): {sh['note']}")
+                take_shim(sh, starts[i], ends[i], name)
             else:
-                rep(ReportKind.MANUAL, name, starts[i], ends[i],
-                    f"{name}: {sh['note']}; `hipport convert --shims` adds the overload (an exact one-line shim)")
+                rep(ReportKind.MANUAL, name, starts[i], ends[i], f"{name}: {sh.note}" + no_shim_hint)
         used_in_code = used_in_code or d < 0
         out.count(f"family.{fam}")
         out.count("converted")
@@ -410,7 +438,30 @@ def translate_text(
         def skip(i: int) -> bool:
             return dir_of[i] >= 0 or (inactive is not None and inactive[i])
 
-        for kind, name, s, e, msg, since in cuda_features.scan(toks, options.rocm, skip):
+        for kind, name, s, e, msg, since, i in cuda_features.scan(toks, options.rocm, skip):
+            sh = shims.get(name, "feature")
+            if sh is not None and sh.needed(options.rocm):
+                why = shims.not_exact(toks, i, sh)
+                if why:
+                    msg += f"; no exact replacement here: {why}"
+                elif options.shims:
+                    take_shim(sh, s, e, name)
+                    continue
+                else:
+                    msg += no_shim_hint
+            elif name in shims.REWRITTEN_MEMBERS:
+                mrw = shims.member_rewrite(toks, i)
+                if isinstance(mrw, str):
+                    msg += f"; no exact replacement here: {mrw}"
+                elif options.shims:
+                    a, b, text_ = mrw
+                    edit(a, b, text_, "shim", f"{name} -> {text_}")
+                    replaced.add(name)
+                    rep(ReportKind.INFO, name, s, e, f"{name}: replaced by {text_} (exact for a tile partitioned "
+                        "from the thread block; --no-shims leaves it)")
+                    continue
+                else:
+                    msg += no_shim_hint
             rep(ReportKind(kind), name, s, e, msg, "", since)
             out.count("unconverted")
 
@@ -440,7 +491,15 @@ def translate_text(
         edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
     out.count("include", len(inc.edits))
     for prob in inc.problems:
-        rep(ReportKind.UNSUPPORTED, prob.header, prob.start, prob.end, prob.message)
+        sh = shims.get(prob.header, "include")
+        if sh is not None and sh.needed(options.rocm) and options.shims:
+            # the shim block (after hip_runtime.h) is what the header was for
+            edit(prob.start, prob.end, f"/* hipport: <{prob.header}> is the {sh.name} shim below hip_runtime.h */",
+                 "shim", f"{prob.header}: replaced by a shim")
+            take_shim(sh, prob.start, prob.end, prob.header)
+            continue
+        rep(ReportKind.UNSUPPORTED, prob.header, prob.start, prob.end,
+            prob.message + (no_shim_hint if sh is not None and sh.needed(options.rocm) else ""))
     # hipify-clang inserts hip_runtime.h into every file it translates; hipport into CUDA files (nvcc
     # includes cuda_runtime.h implicitly) and into other files whose code uses CUDA names or device
     # code (not a header that only tests `#ifdef __CUDACC__`: plain C++ compilers include it too)
@@ -468,9 +527,7 @@ def translate_text(
     if type_headers or shims_needed:
         block = "".join(f"#include <{h}> // hipport: for {', '.join(t for t, x in TYPE_HEADERS.items() if x == h)}\n"
                         for h in type_headers)
-        block += "".join(f"#ifndef {g} // hipport --shims\n#define {g}\n{sh['code']}\n#endif\n"
-                         for g, sh in shims_needed.items())
-        block = block.replace("\n", newline)
+        block = block.replace("\n", newline) + "".join(sh.block(newline) for sh in shims_needed.values())
         runtime_end = next((e.end for e in inc.edits if HIP_RUNTIME_HEADER in e.replacement), None)
         if runtime_end is None:
             runtime_end = next((toks.ends[b - 1] for a, b, nm in directives if nm == "include"
@@ -478,13 +535,15 @@ def translate_text(
         if runtime_end is not None:
             eol = text.find("\n", runtime_end)
             at = len(text) if eol < 0 else eol + 1
-            edit(at, at, block, "shim", "one-line shims (--shims)")
+            edit(at, at, block, "shim", "exact replacements (shims)")
         elif runtime_ins_at is not None:  # right after the inserted hip_runtime.h
-            edit(runtime_ins_at, runtime_ins_at, block, "shim", "one-line shims (--shims)")
+            edit(runtime_ins_at, runtime_ins_at, block, "shim", "exact replacements (shims)")
         else:  # no hip_runtime.h in the file
-            edit(0, 0, f"#include <{HIP_RUNTIME_HEADER}>{newline}{block}", "shim", "one-line shims (--shims)")
+            edit(0, 0, f"#include <{HIP_RUNTIME_HEADER}>{newline}{block}", "shim", "exact replacements (shims)")
         out.count("shim", len(shims_needed))
         out.count("include", len(type_headers))
+    for nm in replaced:
+        out.count(f"shim.{nm}")
 
     # half2 members read as half
     from .members import half2_member_edits

@@ -431,6 +431,33 @@ def translate_text(
                 f"{c.name}: its HIP/ROC counterpart takes other arguments that hipport does not fill in "
                 "here (unexpected argument count, or a value only the caller knows); adjust them by hand")
 
+    # overloads on two CUDA types that map to one HIP type would be redefinitions (engine/collapse.py);
+    # only looked for when two CUDA names of this file became the same HIP name
+    merged: dict[str, set[str]] = {}
+    for ed in out.edits:
+        if ed.rule == "api":
+            merged.setdefault(ed.replacement, set()).add(text[ed.start - base:ed.end - base])
+    if any(len(v) > 1 for v in merged.values()):
+        from .collapse import collapsed_definitions
+
+        for cd in collapsed_definitions(toks, directives, out.edits, base):
+            kept_line = locate(base + cd.kept_at)[0]
+            why = (f"{cd.name}({cd.hip_params}) is already defined at line {kept_line}: its CUDA overloads take types "
+                   "that are one HIP type; this definition is left out, calls reach that one")
+            ls = text.rfind("\n", 0, cd.start) + 1
+            le = text.find("\n", cd.end)
+            rest = text[cd.end:] if le < 0 else text[cd.end:le]
+            if text[ls:cd.start].strip() or (rest.strip() and not rest.strip().startswith("//")):
+                rep(ReportKind.MANUAL, cd.name, cd.start, cd.start + len(cd.name), why + " (not on lines of its own: "
+                    "remove one by hand)")
+                continue
+            edit(ls, ls, f"#if 0 // hipport: {cd.name}({cd.hip_params}) is defined above{newline}", "collapse", why)
+            if le < 0:
+                edit(len(text), len(text), f"{newline}#endif // hipport{newline}", "collapse", why)
+            else:
+                edit(le + 1, le + 1, f"#endif // hipport{newline}", "collapse", why)
+            rep(ReportKind.MANUAL, cd.name, cd.start, cd.end, why)
+
     # CUDA features no table lists (cooperative-groups members, wide tiles, __grid_constant__)
     from . import cuda_features
 

@@ -103,3 +103,30 @@ def test_every_replacement_compiles_and_each_is_needed(tmp_path: Path) -> None:
     errors = "\n".join(x for x in plain.stderr.splitlines() if "error:" in x)
     unnamed = [n for n, pattern in MISSING.items() if not re.search(pattern, errors)]
     assert not unnamed, errors[-4000:]
+
+
+COLLAPSE = """#define CUDA_DRIVER_API
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cstdio>
+static const char *_cudaGetErrorEnum(cudaError_t error) { return cudaGetErrorName(error); }
+#ifdef CUDA_DRIVER_API
+static const char *_cudaGetErrorEnum(CUresult error) {
+  return "driver error";
+}
+#endif
+template <typename T> void check(T result) { if (result) printf("%s\\n", _cudaGetErrorEnum(result)); }
+int main() { check(cudaSetDevice(0)); check(cuInit(0)); return 0; }
+"""
+
+
+def test_collapsed_overloads_compile(tmp_path: Path) -> None:
+    (tmp_path / "a.cu").write_text(COLLAPSE)
+    port = convert(tmp_path, "a.hip")
+    assert "#if 0 // hipport: _cudaGetErrorEnum(hipError_t error) is defined above" in port.read_text()
+    p = hipcc(port)
+    assert p.returncode == 0, p.stderr[-3000:]
+    # teeth: both definitions kept is a redefinition
+    port.write_text("\n".join(x for x in port.read_text().splitlines() if "hipport" not in x or "#include" in x))
+    p = hipcc(port)
+    assert p.returncode != 0 and "redefinition of '_cudaGetErrorEnum'" in p.stderr

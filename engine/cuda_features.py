@@ -175,6 +175,10 @@ def feature_of(kind: str, name: str, message: str = "") -> str:
         return "headers"
     if "Conditional" in name or name.startswith("cudaGraphCond"):
         return "graph conditional nodes"
+    from .struct_members import table as struct_table
+
+    if any(name in members for members in struct_table().values()):
+        return "struct members"
     from .mapping import load
 
     e = load().lookup(name)

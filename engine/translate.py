@@ -492,6 +492,15 @@ def translate_text(
             rep(ReportKind(kind), name, s, e, msg, "", since)
             out.count("unconverted")
 
+    # members of CUDA structs the target's HIP struct lacks (cudaDeviceProp::unifiedAddressing before 6.0)
+    from . import struct_members
+
+    if struct_members.wanted(text):
+        for kind, name, s, e, msg, since in struct_members.scan(
+                toks, options.rocm, lambda i: dir_of[i] >= 0 or (inactive is not None and inactive[i])):
+            rep(ReportKind(kind), name, s, e, msg, "", since)
+            out.count("unconverted")
+
     # operators the code defines on CUDA vector types: HIP's vector types have them already
     if "operator" in text:
         from .vector_ops import guard_edits, vector_operator_spans

@@ -291,6 +291,34 @@ def translate_text(
         return None if sp(i) in shim_decls or sp(i) in options.project_names else sh
 
     no_shim_hint = "; hipport inserts an exact replacement unless --no-shims is given"
+
+    def handle_asm(i: int) -> None:
+        """Inline PTX: the instructions with an exact HIP counterpart are translated (engine/ptx.py),
+        the rest reported."""
+        from . import ptx
+
+        j = next_sig(i)
+        while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
+            j = next_sig(j)
+        if sp(j) != "(":
+            return
+        rw = ptx.rewrite(toks, i)
+        if rw == ptx.EMPTY:
+            return  # `asm volatile("" ::: "memory")`: a compiler barrier for hip-clang too
+        if isinstance(rw, str):
+            rep(ReportKind.UNSUPPORTED, sp(i), starts[i], ends[i], f"{_PTX} ({rw})")
+            return
+        sh = shims.get(f"ptx.{rw.helper}", "ptx") if rw.helper else None
+        if rw.helper and (sh is None or not options.shims):
+            rep(ReportKind.UNSUPPORTED, sp(i), starts[i], ends[i],
+                f"{_PTX} (`{rw.instruction}` needs hipport's exact helper{no_shim_hint})")
+            return
+        edit(rw.start, rw.end, rw.text, "ptx", f"{rw.instruction} -> {rw.text}")
+        out.count("ptx")
+        if sh is not None:
+            shims_needed.setdefault(sh.guard, sh)
+        replaced.add("inline PTX")
+        rep(ReportKind.INFO, sp(i), starts[i], ends[i], f"inline PTX `{rw.instruction}` -> {rw.text}")
     renamed_to: set[str] = set()
     used_in_code = False  # a CUDA name translated outside preprocessor lines
     # legacy cuBLAS names hipBLAS/rocBLAS have only in the v2 API: translated when cublas_v2.h is included
@@ -303,11 +331,7 @@ def translate_text(
     for i in range(n):
         if kinds[i] != IDENT:
             if kinds[i] == KEYWORD and sp(i) in _ASM:
-                j = next_sig(i)
-                while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
-                    j = next_sig(j)
-                if sp(j) == "(":
-                    rep(ReportKind.UNSUPPORTED, sp(i), starts[i], ends[i], _PTX)
+                handle_asm(i)
             continue
         skipped = inactive is not None and inactive[i]
         if skipped and not options.amap:
@@ -343,11 +367,7 @@ def translate_text(
             if not other:
                 continue
             if other == 1:
-                j = next_sig(i)
-                while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
-                    j = next_sig(j)
-                if sp(j) == "(":
-                    rep(ReportKind.UNSUPPORTED, name, starts[i], ends[i], _PTX)
+                handle_asm(i)
                 continue
             if other == 2:
                 _macro(i, name, macro_of(name) if macro_of is not None else None, d, dname)

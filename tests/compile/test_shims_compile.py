@@ -49,6 +49,21 @@ __global__ void atomics(int* out, unsigned* c) {
   atomicCAS_block(c + 6, 0u, 1u);
 }
 
+__device__ unsigned ptx(unsigned a, unsigned b, unsigned char* flag) {
+  unsigned r, s, t, u, v, w; long long clk;
+  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(0));
+  asm volatile("ld.acquire.sys.global.u8 %0, [%1];" : "=r"(s) : "l"(flag) : "memory");
+  asm volatile("st.release.sys.global.u8 [%1], %0;" ::"r"(s), "l"(flag) : "memory");
+  asm("bfe.u32 %0, %1, 8, %2;" : "=r"(t) : "r"(a), "r"(b));
+  asm("prmt.b32 %0, %1, %2, 0x7654;" : "=r"(u) : "r"(a), "r"(b));
+  asm("lop3.b32 %0, %1, %2, %3, 0xe8;" : "=r"(v) : "r"(a), "r"(b), "r"(t));
+  asm("bfind.u32 %0, %1;" : "=r"(w) : "r"(a));
+  asm("brev.b32 %0, %1;" : "=r"(a) : "r"(b));
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(clk));
+  asm volatile("membar.gl;");
+  return r + s + t + u + v + w + a + (unsigned)clk;
+}
+
 int main() {
   int* host; int* dev; float* pitched; size_t pitch;
   cudaHostAlloc(&host, 64 * sizeof(int), cudaHostAllocMapped);

@@ -24,7 +24,7 @@ def kinds(t: Translation, name: str) -> list[ReportKind]:
 
 
 def test_every_row_is_well_formed() -> None:
-    uses = {"call", "name", "feature", "include", "overload-ptr", "overload-argc=2"}
+    uses = {"call", "name", "feature", "include", "overload-ptr", "overload-argc=2", "ptx"}
     for trigger, sh in shims.table().items():
         assert sh.use in uses, trigger
         assert sh.guard and sh.note, trigger

@@ -8,7 +8,8 @@ Row fields:
   `call` a call of the name (not a member, not a name the file or project declares itself),
   `overload-ptr` a call of a name the tables translate whose HIP function lacks the CUDA template
   taking `T**` (needed unless the first argument is cast to `void**`), `overload-argc=N` such a call
-  with N arguments (CUDA's default arguments HIP lacks; `call_needs` decides), `name` any use in code
+  with N arguments (CUDA's default arguments HIP lacks; `call_needs` decides), `overload-any` any call
+  of it in a file with device code (CUDA's integer min/max overloads), `name` any use in code
   (a macro such as CUDART_CB), `feature` a use engine/cuda_features.py finds (cg::reduce and its
   operators, `__grid_constant__`),
   `include` an `#include` of the header `trigger` (it becomes `replace_header`).
@@ -100,6 +101,12 @@ def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
         ca = call_arguments(toks, open_paren)
         return ca is not None and len(ca[1]) == int(sh.use.split("=", 1)[1])
     return True
+
+
+@functools.cache
+def declarable_triggers() -> frozenset[str]:
+    """Triggers a file may declare itself (then it gets no shim for them)."""
+    return frozenset(t for t, sh in table().items() if sh.use in ("call", "name", "overload-any"))
 
 
 @functools.cache

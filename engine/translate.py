@@ -286,11 +286,18 @@ def translate_text(
         if sh is None or not sh.needed(options.rocm):
             return None
         if shim_decls is None:
-            trig = shims.call_triggers()
+            trig = shims.declarable_triggers()
             shim_decls = declared_names(toks, lambda nm: nm in trig)
         return None if sp(i) in shim_decls or sp(i) in options.project_names else sh
 
     no_shim_hint = "; hipport inserts an exact replacement unless --no-shims is given"
+    device_code: list[bool] = []
+
+    def has_device_code() -> bool:
+        """A CUDA file, or one with device code (min/max overloads are not for plain C++ files)."""
+        if not device_code:
+            device_code.append(cuda_file or _has_cuda_code(toks))
+        return device_code[0]
 
     def handle_asm(i: int) -> None:
         """Inline PTX: the instructions with an exact HIP counterpart are translated (engine/ptx.py),
@@ -415,9 +422,12 @@ def translate_text(
             rep(rkind, name, starts[i], ends[i], msg, "", since)
             out.count("unconverted")
             continue
-        sh = shims.get(name, ("overload-ptr", "overload-argc=2"))
+        sh = shims.get(name, ("overload-ptr", "overload-argc=2", "overload-any"))
+        if sh is not None and sh.use == "overload-any":
+            sh = shim_for(sh, i)  # a file with its own min/max keeps them alone
         if (sh is not None and sh.needed(options.rocm) and sp(next_sig(i)) == "("
-                and shims.call_needs(sh, toks, next_sig(i))):
+                and shims.call_needs(sh, toks, next_sig(i))
+                and (sh.use != "overload-any" or has_device_code())):
             if options.shims:
                 take_shim(sh, starts[i], ends[i], name)
             else:

@@ -42,6 +42,7 @@ __global__ void groups(int* out, unsigned* c, float* f) {
 
 __global__ void atomics(int* out, unsigned* c) {
   c[0] = umin(c[7], c[1]) + umax(c[8], c[2]);
+  out[2] = min(c[9], blockDim.x) + max(threadIdx.x, c[10]);
   atomicInc_system(c + 3, 100u);
   atomicDec_system(c + 4, 100u);
   atomicAdd_block(c + 5, 1u);
@@ -90,6 +91,8 @@ MISSING = {n: rf"\b{n}\b" for n in (
     "atomicAdd_block", "atomicMax_block", "atomicCAS_block", "hipHostAlloc", "hipHostGetDevicePointer",
     "hipMallocPitch", "hipStreamWaitEvent", "__grid_constant__")}
 MISSING["CUDART_CB"] = r"variable has incomplete type 'void'"  # `void CUDART_CB done(...)` reads as a variable
+MISSING["min"] = r"call to 'min' is ambiguous"  # unsigned against a coordinate proxy
+MISSING["max"] = r"call to 'max' is ambiguous"  # a coordinate proxy against unsigned
 
 
 def convert(tmp: Path, out: str, *extra: str) -> Path:

@@ -24,7 +24,7 @@ def kinds(t: Translation, name: str) -> list[ReportKind]:
 
 
 def test_every_row_is_well_formed() -> None:
-    uses = {"call", "name", "feature", "include", "overload-ptr", "overload-argc=2", "ptx"}
+    uses = {"call", "name", "feature", "include", "overload-ptr", "overload-argc=2", "overload-any", "ptx"}
     for trigger, sh in shims.table().items():
         assert sh.use in uses, trigger
         assert sh.guard and sh.note, trigger
@@ -134,3 +134,14 @@ def test_overloads_and_default_arguments_hip_lacks() -> None:
     assert [r.col for r in t.reports if r.name == "cudaStreamWaitEvent"] == [3]
     out, _t = run(src, rocm=(6, 1))  # HIP 6.1's flags default to 0
     assert "STREAMWAITEVENT_2" not in out and "HOSTGETDEVICEPOINTER_T" in out
+
+
+def test_cuda_integer_min_max_overloads_in_device_code_only() -> None:
+    src = "__global__ void k(unsigned r, int* o) { o[0] = min(r, blockDim.x); o[1] = std::max(1, 2); }\n"
+    out, t = run(src)
+    assert out.count("#define HIPPORT_SHIM_MIXED_MINMAX\n") == 1 and kinds(t, "min") == [ReportKind.INFO]
+    assert not kinds(t, "max")  # std::max is the standard library's
+    host = "#include <algorithm>\nint f(int a, int b) { return min(a, b); }\n"
+    assert "HIPPORT_SHIM" not in run(host, "util.cpp")[0]  # plain C++ gets no device overloads
+    own = "template <class T> __device__ T min(T a, T b) { return a < b ? a : b; }\n" + src
+    assert "HIPPORT_SHIM_MIXED_MINMAX" not in run(own)[0]

@@ -65,6 +65,11 @@ __device__ unsigned ptx(unsigned a, unsigned b, unsigned char* flag) {
   return r + s + t + u + v + w + a + (unsigned)clk;
 }
 
+__global__ void rounded(float* f, double* d) {
+  f[0] = __fadd_rd(f[1], f[2]) + __fmul_ru(f[3], f[4]) + __fdiv_rz(f[5], f[6]) + __fsqrt_rd(f[7]) + __fmaf_ru(f[1], f[2], f[3]);
+  d[0] = __dadd_ru(d[1], d[2]) + __dmul_rd(d[3], d[4]) + __ddiv_ru(d[5], d[6]) + __dsqrt_rz(d[7]) + __drcp_rd(d[8]);
+}
+
 int main() {
   int* host; int* dev; float* pitched; size_t pitch;
   cudaHostAlloc(&host, 64 * sizeof(int), cudaHostAllocMapped);
@@ -89,7 +94,7 @@ int main() {
 MISSING = {n: rf"\b{n}\b" for n in (
     "reduce", "meta_group_rank", "meta_group_size", "umin", "umax", "atomicInc_system", "atomicDec_system",
     "atomicAdd_block", "atomicMax_block", "atomicCAS_block", "hipHostAlloc", "hipHostGetDevicePointer",
-    "hipMallocPitch", "hipStreamWaitEvent", "__grid_constant__")}
+    "hipMallocPitch", "hipStreamWaitEvent", "__grid_constant__", "__fadd_rd", "__dsqrt_rz")}
 MISSING["CUDART_CB"] = r"variable has incomplete type 'void'"  # `void CUDART_CB done(...)` reads as a variable
 MISSING["min"] = r"call to 'min' is ambiguous"  # unsigned against a coordinate proxy
 MISSING["max"] = r"call to 'max' is ambiguous"  # a coordinate proxy against unsigned

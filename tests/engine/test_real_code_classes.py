@@ -250,3 +250,10 @@ def test_app_sibling_mode_points_includes_at_the_ported_files(tmp_path: Path) ->
     s.set_config(s.config.replace(output_mode="sibling"))
     assert '#include "kernels_hip.cuh"' in s.result_text("main.cu")
     assert s.write("main.cu") == tmp_path / "main.hip"
+
+
+def test_nvtx_headers_are_reported_where_they_are_included() -> None:
+    """cuda-samples' cudaGraphsPerfScaling: NVTX has no HIP counterpart in HIP itself (roctx is a library)."""
+    src = "#include <cuda_runtime.h>\n#include <nvtx3/nvToolsExt.h>\nvoid f() { nvtxRangePushA(\"x\"); }\n"
+    _, t = run(src)
+    assert ("nvtx3/nvToolsExt.h", 2) in found(t, ReportKind.UNSUPPORTED)

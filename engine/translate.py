@@ -31,7 +31,9 @@ from .source import BUILD_LANGUAGES, Language, Source
 from .translate_args import Call, call_arguments, rewrite_calls
 from .translate_decide import (
     _ARG_NAMES,
+    _KEEP,
     _NAMESPACE,
+    _RENAME,
     _REPORT,
     TranslateError,
     TranslateOptions,
@@ -333,6 +335,12 @@ def translate_text(
     has_cublas_v2 = any(name == "include" and "cublas_v2.h" in text[starts[a]:ends[b - 1]]
                         for a, b, name in directives)
     calls: list[Call] = []  # calls whose arguments change (translate_args.py)
+    # __nv_bfloat16 by context (engine/bf16.py): CUDA-compatible __hip_bfloat16 for device arithmetic
+    from . import bf16
+
+    bf16_ctx = bf16.device_context(text, options.rocm)
+    bf16_map = bf16.device_names() if bf16_ctx else {}
+    bf16_told = bf16_ctx != "old"
     own_decls: set[str] | None = None
 
     for i in range(n):
@@ -353,6 +361,18 @@ def translate_text(
         if name in user_macros or (starts[i] in user_spans and (decide(name) or (0, "", ""))[2] != "caffe2"):
             continue
         dec = decide(name)
+        if bf16_map and name in bf16_map and bf16_ctx == "device":
+            hip_name = bf16_map[name]
+            dec = (_RENAME if hip_name != name else _KEEP, hip_name, "device", None, "", "")
+        elif bf16_map and name in bf16_map and (dec is None or dec[0] == _REPORT):
+            dec = (_REPORT, "", "device", ReportKind.NEEDS_NEWER_ROCM,
+                   f"{name} -> {bf16_map[name]} (hip/hip_bf16.h) needs ROCm 6.2.0 (target is ROCm "
+                   f"{'.'.join(map(str, options.rocm))}; use --rocm)", "6.2.0")
+        elif not bf16_told and name == "__nv_bfloat16":
+            bf16_told = True
+            rep(ReportKind.INFO, name, starts[i], ends[i], "__nv_bfloat16 -> hip_bfloat16 (HIPIFY's type, whose float "
+                "constructor is explicit: `x = f` or `{{0}}` do not compile); ROCm 6.2's __hip_bfloat16 is CUDA's type "
+                "(--rocm 6.2)")
         if dec is None and name in shims.call_triggers():
             sh = shim_for(shims.table()[name], i)
             ps = sp(prev_sig(i))
@@ -553,6 +573,9 @@ def translate_text(
     if inactive is not None:
         skip_dirs = {k for k, (a, _b, _nm) in enumerate(directives) if inactive[a]}
     inc = include_edits(toks, directives, mapping, roc=options.roc, miopen=options.miopen, skip=skip_dirs)
+    if bf16_ctx == "device":  # cuda_bf16.h: the header of __hip_bfloat16
+        inc.edits = [Edit(e.start, e.end, e.replacement.replace("hip/hip_bfloat16.h", bf16.HIP_BF16_HEADER), e.rule,
+                          e.note) for e in inc.edits]
     for ed in inc.edits:
         edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
     out.count("include", len(inc.edits))

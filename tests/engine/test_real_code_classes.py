@@ -67,7 +67,7 @@ def test_cooperative_groups_through_using_namespace() -> None:
 
 def test_grid_constant_and_inline_ptx_are_unsupported() -> None:
     src = ("__global__ void k(const __grid_constant__ int p, int* o) {\n"
-           "  asm volatile(\"membar.gl;\");\n  o[0] = p;\n}\n")
+           "  asm volatile(\"bar.sync 0;\");\n  o[0] = p;\n}\n")
     _, t = run(src, shims=False)
     assert found(t, ReportKind.UNSUPPORTED) == {("__grid_constant__", 1), ("asm", 2)}
 
@@ -84,7 +84,8 @@ def test_cuda12_names_mapped_or_reported_from_overrides() -> None:
 
 
 def test_bf16_header_follows_the_renamed_type() -> None:
-    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n")
+    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n",
+                  rocm=(6, 1))
     assert "#include <hip/hip_bfloat16.h>" in out and "cuda_bf16" not in out
     assert "hip_bfloat16* p" in out
 
@@ -217,10 +218,15 @@ def test_shims_inserted_by_default_and_reported_with_no_shims() -> None:
 
 
 def test_renamed_type_brings_its_header_without_the_cuda_one() -> None:
-    out, _t = run("#include <cuda_fp16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n")
+    src = "#include <cuda_fp16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n"
+    out, _t = run(src, rocm=(6, 1))
     assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_bfloat16.h> // hipport: for hip_bfloat16\n")
-    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n")
+    out, _t = run(src)  # ROCm 7.0: device arithmetic gets CUDA's type, __hip_bfloat16 (engine/bf16.py)
+    assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_bf16.h> // hipport: for __hip_bfloat16")
+    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n", rocm=(6, 1))
     assert out.count("hip/hip_bfloat16.h") == 1  # the mapped include is enough
+    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n")
+    assert out.count("hip/hip_bf16.h") == 1 and "bfloat16.h" not in out
 
 
 def test_tree_conversion_knows_the_projects_own_cuda_looking_names(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ Row fields:
   `overload-ptr` a call of a name the tables translate whose HIP function lacks the CUDA template
   taking `T**` (needed unless the first argument is cast to `void**`), `overload-argc=N` such a call
   with N arguments (CUDA's default arguments HIP lacks; `call_needs` decides), `overload-any` any call
-  of it in a file with device code (CUDA's integer min/max overloads), `name` any use in code
+  of it, `overload-device` any call in a file with device code (CUDA's integer min/max overloads),
+  `name` any use in code
   (a macro such as CUDART_CB), `feature` a use engine/cuda_features.py finds (cg::reduce and its
   operators, `__grid_constant__`),
   `include` an `#include` of the header `trigger` (it becomes `replace_header`).
@@ -89,6 +90,12 @@ def get(trigger: str, use: str | tuple[str, ...]) -> Shim | None:
     return sh if sh is not None and sh.use in uses else None
 
 
+def overload(trigger: str) -> Shim | None:
+    """The overload shim of a name the tables translate (use `overload-*`), if any."""
+    sh = table().get(trigger)
+    return sh if sh is not None and sh.use.startswith("overload") else None
+
+
 def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
     """Does this call (its `(` at token `open_paren`) need the overload shim `sh`?"""
     if sh.use == "overload-ptr":
@@ -106,7 +113,7 @@ def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
 @functools.cache
 def declarable_triggers() -> frozenset[str]:
     """Triggers a file may declare itself (then it gets no shim for them)."""
-    return frozenset(t for t, sh in table().items() if sh.use in ("call", "name", "overload-any"))
+    return frozenset(t for t, sh in table().items() if sh.use in ("call", "name", "overload-device"))
 
 
 @functools.cache

@@ -262,11 +262,16 @@ def translate_text(
             if kinds[j] != IDENT and kinds[j] != KEYWORD:
                 continue
             nm = sp(j)
-            if nm in _ASM:
-                hit = True
+            if nm in _ASM:  # inline PTX hipport translates is no gap (engine/ptx.py)
+                from . import ptx
+
+                rw = ptx.rewrite(toks, j)
+                hit = (isinstance(rw, str) and rw != ptx.EMPTY) or (
+                    isinstance(rw, ptx.Rewrite) and bool(rw.helper) and not options.shims)
             else:
                 dj = decide(nm) if kinds[j] == IDENT else None
-                hit = dj is not None and dj[0] == _REPORT and sp(prev_sig(j)) not in (".", "->", "::")
+                hit = dj is not None and dj[0] == _REPORT and sp(prev_sig(j)) not in (".", "->", "::") and not (
+                    options.shims and shims.get(nm, "call") is not None)
             if hit and nm not in names:
                 names.append(nm)
         return names
@@ -442,12 +447,12 @@ def translate_text(
             rep(rkind, name, starts[i], ends[i], msg, "", since)
             out.count("unconverted")
             continue
-        sh = shims.get(name, ("overload-ptr", "overload-argc=2", "overload-any"))
-        if sh is not None and sh.use == "overload-any":
+        sh = shims.overload(name)
+        if sh is not None and sh.use == "overload-device":
             sh = shim_for(sh, i)  # a file with its own min/max keeps them alone
         if (sh is not None and sh.needed(options.rocm) and sp(next_sig(i)) == "("
                 and shims.call_needs(sh, toks, next_sig(i))
-                and (sh.use != "overload-any" or has_device_code())):
+                and (sh.use != "overload-device" or has_device_code())):
             if options.shims:
                 take_shim(sh, starts[i], ends[i], name)
             else:

@@ -78,6 +78,9 @@ int main() {
   cudaStream_t s; cudaEvent_t e;
   cudaStreamCreate(&s); cudaEventCreate(&e);
   cudaStreamWaitEvent(s, e);
+  cudaMemLocation loc; loc.type = cudaMemLocationTypeDevice; loc.id = 0;
+  cudaMemAdvise(dev, 64, cudaMemAdviseSetReadMostly, loc);
+  cudaMemPrefetchAsync(dev, 64, loc, 0, s);
   int flag = 0;
   cudaStreamAddCallback(s, done, &flag, 0);
   Big big = {};
@@ -94,7 +97,8 @@ int main() {
 MISSING = {n: rf"\b{n}\b" for n in (
     "reduce", "meta_group_rank", "meta_group_size", "umin", "umax", "atomicInc_system", "atomicDec_system",
     "atomicAdd_block", "atomicMax_block", "atomicCAS_block", "hipHostAlloc", "hipHostGetDevicePointer",
-    "hipMallocPitch", "hipStreamWaitEvent", "__grid_constant__", "__fadd_rd", "__dsqrt_rz")}
+    "hipMallocPitch", "hipStreamWaitEvent", "__grid_constant__", "__fadd_rd", "__dsqrt_rz", "hipMemAdvise",
+    "hipMemPrefetchAsync")}
 MISSING["CUDART_CB"] = r"variable has incomplete type 'void'"  # `void CUDART_CB done(...)` reads as a variable
 MISSING["min"] = r"call to 'min' is ambiguous"  # unsigned against a coordinate proxy
 MISSING["max"] = r"call to 'max' is ambiguous"  # a coordinate proxy against unsigned

@@ -24,9 +24,9 @@ def kinds(t: Translation, name: str) -> list[ReportKind]:
 
 
 def test_every_row_is_well_formed() -> None:
-    uses = {"call", "name", "feature", "include", "overload-ptr", "overload-argc=2", "overload-any", "ptx"}
+    uses = {"call", "name", "feature", "include", "overload-ptr", "overload-any", "overload-device", "ptx"}
     for trigger, sh in shims.table().items():
-        assert sh.use in uses, trigger
+        assert sh.use in uses or sh.use.startswith("overload-argc="), trigger
         assert sh.guard and sh.note, trigger
         assert sh.text().strip(), trigger
         block = sh.block()
@@ -145,3 +145,13 @@ def test_cuda_integer_min_max_overloads_in_device_code_only() -> None:
     assert "HIPPORT_SHIM" not in run(host, "util.cpp")[0]  # plain C++ gets no device overloads
     own = "template <class T> __device__ T min(T a, T b) { return a < b ? a : b; }\n" + src
     assert "HIPPORT_SHIM_MIXED_MINMAX" not in run(own)[0]
+
+
+def test_cuda12_memory_location_overloads() -> None:
+    src = ("void h(int* p, cudaStream_t s) {\n  cudaMemLocation loc; loc.type = cudaMemLocationTypeDevice; loc.id = 0;\n"
+           "  cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, loc);\n  cudaMemPrefetchAsync(p, 4, loc, 0, s);\n"
+           "  cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, 0);\n}\n")
+    out, t = run(src)
+    assert out.count("#define HIPPORT_SHIM_MEMADVISE_LOCATION\n") == 1
+    assert out.count("#define HIPPORT_SHIM_PREFETCH_LOCATION\n") == 1
+    assert "hipMemAdvise(p, 4, hipMemAdviseSetReadMostly, loc);" in out  # the call stays; the overload is added

@@ -151,7 +151,7 @@ def test_cuda12_memory_location_overloads() -> None:
     src = ("void h(int* p, cudaStream_t s) {\n  cudaMemLocation loc; loc.type = cudaMemLocationTypeDevice; loc.id = 0;\n"
            "  cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, loc);\n  cudaMemPrefetchAsync(p, 4, loc, 0, s);\n"
            "  cudaMemAdvise(p, 4, cudaMemAdviseSetReadMostly, 0);\n}\n")
-    out, t = run(src)
+    out, _t = run(src)
     assert out.count("#define HIPPORT_SHIM_MEMADVISE_LOCATION\n") == 1
     assert out.count("#define HIPPORT_SHIM_PREFETCH_LOCATION\n") == 1
     assert "hipMemAdvise(p, 4, hipMemAdviseSetReadMostly, loc);" in out  # the call stays; the overload is added

@@ -9,7 +9,8 @@ Row fields:
   `overload-ptr` a call of a name the tables translate whose HIP function lacks the CUDA template
   taking `T**` (needed unless the first argument is cast to `void**`), `overload-argc=N` such a call
   with N arguments (CUDA's default arguments HIP lacks; `call_needs` decides), `overload-any` any call
-  of it, `overload-device` any call in a file with device code (CUDA's integer min/max overloads),
+  of it, `overload-device` a call with an unsigned argument (`_mentions_unsigned`) in a file with
+  device code (CUDA's integer min/max overloads),
   `name` any use in code
   (a macro such as CUDART_CB), `feature` a use engine/cuda_features.py finds (cg::reduce and its
   operators, `__grid_constant__`),
@@ -102,12 +103,36 @@ def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
         j = open_paren + 1
         head = "".join(toks.spelling(k) for k in range(j, min(j + 6, len(toks))))
         return not (head.startswith(("(void**", "reinterpret_cast<void**>", "static_cast<void**>")))
+    if sh.use == "overload-device":
+        return _mentions_unsigned(toks, open_paren)
     if sh.use.startswith("overload-argc="):
         from .translate_args import call_arguments
 
         ca = call_arguments(toks, open_paren)
         return ca is not None and len(ca[1]) == int(sh.use.split("=", 1)[1])
     return True
+
+
+_COORDINATES = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim"})
+_UNSIGNED_WORDS = frozenset({"unsigned", "size_t", "uint32_t", "uint64_t", "uint16_t", "uint8_t", "uint"})
+
+
+def _mentions_unsigned(toks: Tokens, open_paren: int) -> bool:
+    """Do the call's arguments hold something unsigned that makes hip-clang's min/max ambiguous against
+    a signed argument or a coordinate: a built-in coordinate not cast first (`blockDim.x`), a
+    u-suffixed literal, an unsigned type name? (Calls of two ints or two floats need nothing.)"""
+    from .translate_args import call_arguments
+
+    ca = call_arguments(toks, open_paren)
+    close = ca[0] if ca is not None else open_paren
+    sp = toks.spelling
+    for k in range(open_paren + 1, close):
+        w = sp(k)
+        if w in _COORDINATES and sp(k + 1) == "." and sp(k - 1) != ")":
+            return True
+        if w in _UNSIGNED_WORDS or (w[:1].isdigit() and w.rstrip("lL")[-1:] in ("u", "U")):
+            return True
+    return False
 
 
 @functools.cache

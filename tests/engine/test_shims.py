@@ -141,7 +141,10 @@ def test_cuda_integer_min_max_overloads_in_device_code_only() -> None:
     out, t = run(src)
     assert out.count("#define HIPPORT_SHIM_MIXED_MINMAX\n") == 1 and kinds(t, "min") == [ReportKind.INFO]
     assert not kinds(t, "max")  # std::max is the standard library's
-    host = "#include <algorithm>\nint f(int a, int b) { return min(a, b); }\n"
+    plain = "__global__ void k(int* o, int a) { o[0] = min(a, 3); o[1] = max((int)blockDim.x - a, 1); }\n"
+    assert "HIPPORT_SHIM" not in run(plain)[0]  # two ints: HIP's own min(int, int)
+    assert "HIPPORT_SHIM_MIXED_MINMAX" in run("__global__ void k(int* o, int a) { o[0] = min(a, 3u); }\n")[0]
+    host = "#include <algorithm>\nint f(unsigned a, int b) { return min(a, b); }\n"
     assert "HIPPORT_SHIM" not in run(host, "util.cpp")[0]  # plain C++ gets no device overloads
     own = "template <class T> __device__ T min(T a, T b) { return a < b ? a : b; }\n" + src
     assert "HIPPORT_SHIM_MIXED_MINMAX" not in run(own)[0]

@@ -11,9 +11,9 @@ there and are never fetched):
    --rocm 5.2` (names kept, which is what folder mode `-o OUT` gives too; Debian ships HIP 5.2).
    `--mode suffix` instead runs `hipport convert <copy> --suffix` and compiles the sibling outputs
    (`main.cu` -> `main.hip`, `util.cuh` -> `util_hip.cuh`), the mode a user picks to keep the CUDA
-   files beside the port. `--shims` and `--fixes` pass those convert options (what a user targeting
-   Debian's HIP 5.2 adds: one-line shims; the warp fixes, whose prelude also supplies the *_sync
-   builtins that HIP < 7 lacks);
+   files beside the port. `--no-shims` and `--fixes` pass those convert options (the exact
+   replacements for what HIP 5.2 lacks are made by default since issue 20; the warp fixes, whose
+   prelude also supplies the *_sync builtins that HIP < 7 lacks);
 3. compile every translation unit its Makefile lists (`source = ...`; all *.cu/*.cpp/*.c otherwise)
    with `HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -c -w`, adding the Makefile's -I, -D, -std and
    -fopenmp flags;
@@ -228,7 +228,7 @@ def hipcc(work: Path, bench_dir: Path, tu: str, flags: list[str], timeout: int) 
 
 
 def compile_tree(src_root: Path, name: str, translate_mode: str | None, rocm: str, timeout: int,
-                 cache: Path, shims: bool = False, fixes: bool = False) -> dict[str, Any]:
+                 cache: Path, no_shims: bool = False, fixes: bool = False) -> dict[str, Any]:
     """Copy src_root/name (+ -I../X folders) to a temp dir, translate if asked, compile every TU.
     Compiles are cached by a hash of the tree as compiled (the translation's output), so a hipport
     change that leaves a benchmark's output alone costs no compile."""
@@ -248,7 +248,7 @@ def compile_tree(src_root: Path, name: str, translate_mode: str | None, rocm: st
             paths = [str(top / d) for d in [name, *extras] if d.endswith("-cuda")]
             mode = ["--in-place", "--no-backup"] if translate_mode == "inplace" else ["--suffix"]
             p = subprocess.run(["nice", "-n", "15", HIPPORT, "convert", *paths, *mode, "--rocm", rocm, "-j", "1",
-                                *(["--shims"] if shims else []), *(["--fixes", "all"] if fixes else [])],
+                                *(["--no-shims"] if no_shims else []), *(["--fixes", "all"] if fixes else [])],
                                capture_output=True, text=True, errors="replace", timeout=600)
             found = re.findall(r"^(\S+?):(\d+):\d+: ([\w-]+): ", p.stderr, re.M)
             res["reports"] = dict(collections.Counter(k for _f, _l, k in found))
@@ -304,8 +304,8 @@ def main() -> int:
     ap.add_argument("--rocm", default="5.2")
     ap.add_argument("--workers", type=int, default=2, help="parallel benchmarks (at most 2)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per hipcc call")
-    ap.add_argument("--shims", action="store_true",
-                    help="convert with --shims (what a user targeting an old HIP such as Debian's 5.2 would pass)")
+    ap.add_argument("--no-shims", action="store_true",
+                    help="convert with --no-shims (no exact replacements for what the target ROCm lacks)")
     ap.add_argument("--fixes", action="store_true",
                     help="convert with --fixes all (the wave64 warp fixes; at --rocm < 7 they also bring the *_sync "
                          "prelude)")
@@ -338,9 +338,9 @@ def main() -> int:
         cu = src / f"{n}-cuda"
         _s, fl = makefile_plan(cu)
         h = tree_hash(cu, extra_dirs(cu, fl))
-        key = f"{CACHE_VERSION}|cuda|{n}|{h}|{rev}|{args.mode}|{args.rocm}|{args.shims}|{args.fixes}"
+        key = f"{CACHE_VERSION}|cuda|{n}|{h}|{rev}|{args.mode}|{args.rocm}|noshims={args.no_shims}|{args.fixes}"
         t = cached(cache, key, lambda: compile_tree(src, f"{n}-cuda", args.mode, args.rocm, args.timeout, cache,
-                                                    args.shims, args.fixes))
+                                                    args.no_shims, args.fixes))
         b = None
         hp = src / f"{n}-hip"
         # the human port only classifies failures: compiled when the translation fails
@@ -363,7 +363,7 @@ def main() -> int:
     print(f"hipport {rev}; HeCBench at {src}; sample: "
           f"{'all' if args.all else ('only' if args.only else f'every {args.every}th from #{args.offset}')} "
           f"({total} benchmarks); "
-          f"mode {args.mode}; --rocm {args.rocm}{' --shims' if args.shims else ''}"
+          f"mode {args.mode}; --rocm {args.rocm}{' --no-shims' if args.no_shims else ''}"
           f"{' --fixes all' if args.fixes else ''}; hipcc --offload-arch=gfx90a")
     print(f"compile rate: {len(ok)}/{total} = {100 * len(ok) / max(1, total):.1f}% of benchmarks compile "
           "(every translation unit)")

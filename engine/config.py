@@ -12,7 +12,7 @@ Example (pyproject.toml; in .hipport.toml the same keys sit at top level, tables
     roc = false                    # translation options, as hipport convert's flags of the same name:
     experimental = false           #   roc, miopen, experimental, hip_data_types, include_dirs (-I),
     include_dirs = []              #   defines (-D), skip_inactive, amap, translate_comments,
-    defines = []                   #   translate_strings (default true), shims, ast ("auto"|"on"|"off")
+    defines = []                   #   translate_strings and shims (default true), ast ("auto"|"on"|"off")
     theme = "hipport-dark"
     include = ["src/**"]           # globs of files to review (default: every CUDA/C++/Python file)
     exclude = ["third_party/**"]
@@ -86,7 +86,7 @@ class Config:
     amap: bool = False
     translate_comments: bool = False
     translate_strings: bool = True
-    shims: bool = False
+    shims: bool = True  # exact replacements for what the target ROCm lacks (engine/shims.py)
     ast: str = "auto"
     origin: str | None = field(default=None, compare=False)  # file the settings came from, for messages
 

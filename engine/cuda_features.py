@@ -50,8 +50,8 @@ def wanted(text: str) -> bool:
     return _CG in text or "__grid_constant__" in text
 
 
-# (kind "unsupported" | "needs-newer-rocm", name, token start, token end, message, since)
-Found = tuple[str, str, int, int, str, str]
+# (kind "unsupported" | "needs-newer-rocm", name, token start, token end, message, since, token index)
+Found = tuple[str, str, int, int, str, str, int]
 
 
 def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lambda i: False) -> list[Found]:
@@ -111,9 +111,9 @@ def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lamb
             continue
         if f.hip_added:
             out.append(("needs-newer-rocm", name, starts[i], ends[i],
-                        f"{name} needs ROCm {f.hip_added} (target is ROCm {v}; use --rocm): {f.note}", f.hip_added))
+                        f"{name} needs ROCm {f.hip_added} (target is ROCm {v}; use --rocm): {f.note}", f.hip_added, i))
         else:
-            out.append(("unsupported", name, starts[i], ends[i], f"{name} has no HIP equivalent: {f.note}", ""))
+            out.append(("unsupported", name, starts[i], ends[i], f"{name} has no HIP equivalent: {f.note}", "", i))
     return out
 
 
@@ -143,7 +143,7 @@ def _tile(toks: Tokens, i: int, sp: Callable[[int], str], out: list[Found]) -> N
     if size is not None and size > MAX_TILE:
         out.append(("unsupported", sp(i), toks.starts[i], toks.ends[lit],
                     f"a {size}-thread tile: HIP tiles are at most one wavefront ({MAX_TILE} threads on gfx9, "
-                    "32 on RDNA); split the work into wavefront-sized tiles or use the whole block", ""))
+                    "32 on RDNA); split the work into wavefront-sized tiles or use the whole block", "", i))
 
 
 def _int(s: str) -> int | None:
@@ -177,6 +177,10 @@ def feature_of(kind: str, name: str, message: str = "") -> str:
         return "headers"
     if "Conditional" in name or name.startswith("cudaGraphCond"):
         return "graph conditional nodes"
+    from .struct_members import table as struct_table
+
+    if any(name in members for members in struct_table().values()):
+        return "struct members"
     from .mapping import load
 
     e = load().lookup(name)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import shims
 from .config import parse_rocm
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
 from .edits import Edit
@@ -30,7 +31,9 @@ from .source import BUILD_LANGUAGES, Language, Source
 from .translate_args import Call, call_arguments, rewrite_calls
 from .translate_decide import (
     _ARG_NAMES,
+    _KEEP,
     _NAMESPACE,
+    _RENAME,
     _REPORT,
     TranslateError,
     TranslateOptions,
@@ -43,9 +46,7 @@ from .translate_parts import (
     _compose_macro_launches,
     _has_cuda_code,
     _in_inactive,
-    _needs_shim,
     _Out,
-    _shims,
     _translate_inside,
 )
 from .translate_tables import (
@@ -261,17 +262,77 @@ def translate_text(
             if kinds[j] != IDENT and kinds[j] != KEYWORD:
                 continue
             nm = sp(j)
-            if nm in _ASM:
-                hit = True
+            if nm in _ASM:  # inline PTX hipport translates is no gap (engine/ptx.py)
+                from . import ptx
+
+                rw = ptx.rewrite(toks, j)
+                hit = (isinstance(rw, str) and rw != ptx.EMPTY) or (
+                    isinstance(rw, ptx.Rewrite) and bool(rw.helper) and not options.shims)
             else:
                 dj = decide(nm) if kinds[j] == IDENT else None
-                hit = dj is not None and dj[0] == _REPORT and sp(prev_sig(j)) not in (".", "->", "::")
+                hit = dj is not None and dj[0] == _REPORT and sp(prev_sig(j)) not in (".", "->", "::") and not (
+                    options.shims and shims.get(nm, "call") is not None)
             if hit and nm not in names:
                 names.append(nm)
         return names
 
     decide = _decider(mapping, options)
-    shims_needed: dict[str, dict[str, str]] = {}
+    shims_needed: dict[str, shims.Shim] = {}  # by guard: the blocks to insert
+    replaced: set[str] = set()  # what the convert summary lists (shims and rewrites)
+    shim_decls: set[str] | None = None  # shim triggers the file declares itself (never shimmed)
+
+    def take_shim(sh: shims.Shim, s: int, e: int, what: str) -> None:
+        shims_needed.setdefault(sh.guard, sh)
+        replaced.add(sh.name)
+        rep(ReportKind.INFO, what, s, e, f"{what}: exact replacement inserted ({sh.name}; --no-shims leaves it "
+            f"out): {sh.note}")
+
+    def shim_for(sh: shims.Shim | None, i: int) -> shims.Shim | None:
+        """`sh` when the target lacks it and the file does not declare the name itself."""
+        nonlocal shim_decls
+        if sh is None or not sh.needed(options.rocm):
+            return None
+        if shim_decls is None:
+            trig = shims.declarable_triggers()
+            shim_decls = declared_names(toks, lambda nm: nm in trig)
+        return None if sp(i) in shim_decls or sp(i) in options.project_names else sh
+
+    no_shim_hint = "; hipport inserts an exact replacement unless --no-shims is given"
+    device_code: list[bool] = []
+
+    def has_device_code() -> bool:
+        """A CUDA file, or one with device code (min/max overloads are not for plain C++ files)."""
+        if not device_code:
+            device_code.append(cuda_file or _has_cuda_code(toks))
+        return device_code[0]
+
+    def handle_asm(i: int) -> None:
+        """Inline PTX: the instructions with an exact HIP counterpart are translated (engine/ptx.py),
+        the rest reported."""
+        from . import ptx
+
+        j = next_sig(i)
+        while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
+            j = next_sig(j)
+        if sp(j) != "(":
+            return
+        rw = ptx.rewrite(toks, i)
+        if rw == ptx.EMPTY:
+            return  # `asm volatile("" ::: "memory")`: a compiler barrier for hip-clang too
+        if isinstance(rw, str):
+            rep(ReportKind.UNSUPPORTED, sp(i), starts[i], ends[i], f"{_PTX} ({rw})")
+            return
+        sh = shims.get(f"ptx.{rw.helper}", "ptx") if rw.helper else None
+        if rw.helper and (sh is None or not options.shims):
+            rep(ReportKind.UNSUPPORTED, sp(i), starts[i], ends[i],
+                f"{_PTX} (`{rw.instruction}` needs hipport's exact helper{no_shim_hint})")
+            return
+        edit(rw.start, rw.end, rw.text, "ptx", f"{rw.instruction} -> {rw.text}")
+        out.count("ptx")
+        if sh is not None:
+            shims_needed.setdefault(sh.guard, sh)
+        replaced.add("inline PTX")
+        rep(ReportKind.INFO, sp(i), starts[i], ends[i], f"inline PTX `{rw.instruction}` -> {rw.text}")
     renamed_to: set[str] = set()
     used_in_code = False  # a CUDA name translated outside preprocessor lines
     # legacy cuBLAS names hipBLAS/rocBLAS have only in the v2 API: translated when cublas_v2.h is included
@@ -279,16 +340,18 @@ def translate_text(
     has_cublas_v2 = any(name == "include" and "cublas_v2.h" in text[starts[a]:ends[b - 1]]
                         for a, b, name in directives)
     calls: list[Call] = []  # calls whose arguments change (translate_args.py)
+    # __nv_bfloat16 by context (engine/bf16.py): CUDA-compatible __hip_bfloat16 for device arithmetic
+    from . import bf16
+
+    bf16_ctx = bf16.device_context(text, options.rocm)
+    bf16_map = bf16.device_names() if bf16_ctx else {}
+    bf16_told = bf16_ctx != "old"
     own_decls: set[str] | None = None
 
     for i in range(n):
         if kinds[i] != IDENT:
             if kinds[i] == KEYWORD and sp(i) in _ASM:
-                j = next_sig(i)
-                while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
-                    j = next_sig(j)
-                if sp(j) == "(":
-                    rep(ReportKind.UNSUPPORTED, sp(i), starts[i], ends[i], _PTX)
+                handle_asm(i)
             continue
         skipped = inactive is not None and inactive[i]
         if skipped and not options.amap:
@@ -303,6 +366,29 @@ def translate_text(
         if name in user_macros or (starts[i] in user_spans and (decide(name) or (0, "", ""))[2] != "caffe2"):
             continue
         dec = decide(name)
+        if bf16_map and name in bf16_map and bf16_ctx == "device":
+            hip_name = bf16_map[name]
+            dec = (_RENAME if hip_name != name else _KEEP, hip_name, "device", None, "", "")
+        elif bf16_map and name in bf16_map and (dec is None or dec[0] == _REPORT):
+            dec = (_REPORT, "", "device", ReportKind.NEEDS_NEWER_ROCM,
+                   f"{name} -> {bf16_map[name]} (hip/hip_bf16.h) needs ROCm 6.2.0 (target is ROCm "
+                   f"{'.'.join(map(str, options.rocm))}; use --rocm)", "6.2.0")
+        elif not bf16_told and name == "__nv_bfloat16":
+            bf16_told = True
+            rep(ReportKind.INFO, name, starts[i], ends[i], "__nv_bfloat16 -> hip_bfloat16 (HIPIFY's type, whose float "
+                "constructor is explicit: `x = f` or `{{0}}` do not compile); ROCm 6.2's __hip_bfloat16 is CUDA's type "
+                "(--rocm 6.2)")
+        if dec is None and name in shims.call_triggers():
+            sh = shim_for(shims.table()[name], i)
+            ps = sp(prev_sig(i))
+            if sh is not None and ps not in (".", "->", "::") and (sh.use == "name" or sp(next_sig(i)) == "("):
+                if options.shims:
+                    take_shim(sh, starts[i], ends[i], name)
+                else:
+                    rep(ReportKind.UNSUPPORTED, name, starts[i], ends[i],
+                        f"{name} has no HIP equivalent ({sh.note})" + no_shim_hint)
+                    out.count("unconverted")
+            continue
         if dec is None:
             other = _other.get(name)
             if other is None:
@@ -313,11 +399,7 @@ def translate_text(
             if not other:
                 continue
             if other == 1:
-                j = next_sig(i)
-                while sp(j) in ("volatile", "__volatile__", "goto", "inline"):
-                    j = next_sig(j)
-                if sp(j) == "(":
-                    rep(ReportKind.UNSUPPORTED, name, starts[i], ends[i], _PTX)
+                handle_asm(i)
                 continue
             if other == 2:
                 _macro(i, name, macro_of(name) if macro_of is not None else None, d, dname)
@@ -356,24 +438,25 @@ def translate_text(
             assert rkind is not None
             if dead and any(a <= i < b for a, b in dead):
                 continue
-            sh = _shims().get(name)
+            sh = shim_for(shims.get(name, "call"), i)
             if sh is not None and sp(next_sig(i)) == "(":
                 if options.shims:
-                    shims_needed[sh["shim"]] = sh
-                    rep(ReportKind.INFO, name, starts[i], ends[i], f"{name}: shim inserted (--shims): {sh['note']}")
+                    take_shim(sh, starts[i], ends[i], name)
                     continue
-                msg += "; `hipport convert --shims` defines it (an exact one-line shim)"
+                msg += no_shim_hint
             rep(rkind, name, starts[i], ends[i], msg, "", since)
             out.count("unconverted")
             continue
-        sh = _shims().get(name)
-        if sh is not None and sp(next_sig(i)) == "(" and _needs_shim(toks, next_sig(i)):
+        sh = shims.overload(name)
+        if sh is not None and sh.use == "overload-device":
+            sh = shim_for(sh, i)  # a file with its own min/max keeps them alone
+        if (sh is not None and sh.needed(options.rocm) and sp(next_sig(i)) == "("
+                and shims.call_needs(sh, toks, next_sig(i))
+                and (sh.use != "overload-device" or has_device_code())):
             if options.shims:
-                shims_needed[sh["shim"]] = sh
-                rep(ReportKind.INFO, name, starts[i], ends[i], f"{name}: shim inserted (--shims): {sh['note']}")
+                take_shim(sh, starts[i], ends[i], name)
             else:
-                rep(ReportKind.MANUAL, name, starts[i], ends[i],
-                    f"{name}: {sh['note']}; `hipport convert --shims` adds the overload (an exact one-line shim)")
+                rep(ReportKind.MANUAL, name, starts[i], ends[i], f"{name}: {sh.note}" + no_shim_hint)
         used_in_code = used_in_code or d < 0
         out.count(f"family.{fam}")
         out.count("converted")
@@ -403,6 +486,33 @@ def translate_text(
                 f"{c.name}: its HIP/ROC counterpart takes other arguments that hipport does not fill in "
                 "here (unexpected argument count, or a value only the caller knows); adjust them by hand")
 
+    # overloads on two CUDA types that map to one HIP type would be redefinitions (engine/collapse.py);
+    # only looked for when two CUDA names of this file became the same HIP name
+    merged: dict[str, set[str]] = {}
+    for ed in out.edits:
+        if ed.rule == "api":
+            merged.setdefault(ed.replacement, set()).add(text[ed.start - base:ed.end - base])
+    if any(len(v) > 1 for v in merged.values()):
+        from .collapse import collapsed_definitions
+
+        for cd in collapsed_definitions(toks, directives, out.edits, base):
+            kept_line = locate(base + cd.kept_at)[0]
+            why = (f"{cd.name}({cd.hip_params}) is already defined at line {kept_line}: its CUDA overloads take types "
+                   "that are one HIP type; this definition is left out, calls reach that one")
+            ls = text.rfind("\n", 0, cd.start) + 1
+            le = text.find("\n", cd.end)
+            rest = text[cd.end:] if le < 0 else text[cd.end:le]
+            if text[ls:cd.start].strip() or (rest.strip() and not rest.strip().startswith("//")):
+                rep(ReportKind.MANUAL, cd.name, cd.start, cd.start + len(cd.name), why + " (not on lines of its own: "
+                    "remove one by hand)")
+                continue
+            edit(ls, ls, f"#if 0 // hipport: {cd.name}({cd.hip_params}) is defined above{newline}", "collapse", why)
+            if le < 0:
+                edit(len(text), len(text), f"{newline}#endif // hipport{newline}", "collapse", why)
+            else:
+                edit(le + 1, le + 1, f"#endif // hipport{newline}", "collapse", why)
+            rep(ReportKind.MANUAL, cd.name, cd.start, cd.end, why)
+
     # CUDA features no table lists (cooperative-groups members, wide tiles, __grid_constant__)
     from . import cuda_features
 
@@ -410,7 +520,39 @@ def translate_text(
         def skip(i: int) -> bool:
             return dir_of[i] >= 0 or (inactive is not None and inactive[i])
 
-        for kind, name, s, e, msg, since in cuda_features.scan(toks, options.rocm, skip):
+        for kind, name, s, e, msg, since, i in cuda_features.scan(toks, options.rocm, skip):
+            sh = shims.get(name, "feature")
+            if sh is not None and sh.needed(options.rocm):
+                why = shims.not_exact(toks, i, sh)
+                if why:
+                    msg += f"; no exact replacement here: {why}"
+                elif options.shims:
+                    take_shim(sh, s, e, name)
+                    continue
+                else:
+                    msg += no_shim_hint
+            elif name in shims.REWRITTEN_MEMBERS:
+                mrw = shims.member_rewrite(toks, i)
+                if isinstance(mrw, str):
+                    msg += f"; no exact replacement here: {mrw}"
+                elif options.shims:
+                    a, b, text_ = mrw
+                    edit(a, b, text_, "shim", f"{name} -> {text_}")
+                    replaced.add(name)
+                    rep(ReportKind.INFO, name, s, e, f"{name}: replaced by {text_} (exact for a tile partitioned "
+                        "from the thread block; --no-shims leaves it)")
+                    continue
+                else:
+                    msg += no_shim_hint
+            rep(ReportKind(kind), name, s, e, msg, "", since)
+            out.count("unconverted")
+
+    # members of CUDA structs the target's HIP struct lacks (cudaDeviceProp::unifiedAddressing before 6.0)
+    from . import struct_members
+
+    if struct_members.wanted(text):
+        for kind, name, s, e, msg, since in struct_members.scan(
+                toks, options.rocm, lambda i: dir_of[i] >= 0 or (inactive is not None and inactive[i])):
             rep(ReportKind(kind), name, s, e, msg, "", since)
             out.count("unconverted")
 
@@ -436,11 +578,22 @@ def translate_text(
     if inactive is not None:
         skip_dirs = {k for k, (a, _b, _nm) in enumerate(directives) if inactive[a]}
     inc = include_edits(toks, directives, mapping, roc=options.roc, miopen=options.miopen, skip=skip_dirs)
+    if bf16_ctx == "device":  # cuda_bf16.h: the header of __hip_bfloat16
+        inc.edits = [Edit(e.start, e.end, e.replacement.replace("hip/hip_bfloat16.h", bf16.HIP_BF16_HEADER), e.rule,
+                          e.note) for e in inc.edits]
     for ed in inc.edits:
         edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)
     out.count("include", len(inc.edits))
     for prob in inc.problems:
-        rep(ReportKind.UNSUPPORTED, prob.header, prob.start, prob.end, prob.message)
+        sh = shims.get(prob.header, "include")
+        if sh is not None and sh.needed(options.rocm) and options.shims:
+            # the shim block (after hip_runtime.h) is what the header was for
+            edit(prob.start, prob.end, f"/* hipport: <{prob.header}> is the {sh.name} shim below hip_runtime.h */",
+                 "shim", f"{prob.header}: replaced by a shim")
+            take_shim(sh, prob.start, prob.end, prob.header)
+            continue
+        rep(ReportKind.UNSUPPORTED, prob.header, prob.start, prob.end,
+            prob.message + (no_shim_hint if sh is not None and sh.needed(options.rocm) else ""))
     # hipify-clang inserts hip_runtime.h into every file it translates; hipport into CUDA files (nvcc
     # includes cuda_runtime.h implicitly) and into other files whose code uses CUDA names or device
     # code (not a header that only tests `#ifdef __CUDACC__`: plain C++ compilers include it too)
@@ -468,9 +621,7 @@ def translate_text(
     if type_headers or shims_needed:
         block = "".join(f"#include <{h}> // hipport: for {', '.join(t for t, x in TYPE_HEADERS.items() if x == h)}\n"
                         for h in type_headers)
-        block += "".join(f"#ifndef {g} // hipport --shims\n#define {g}\n{sh['code']}\n#endif\n"
-                         for g, sh in shims_needed.items())
-        block = block.replace("\n", newline)
+        block = block.replace("\n", newline) + "".join(sh.block(newline) for sh in shims_needed.values())
         runtime_end = next((e.end for e in inc.edits if HIP_RUNTIME_HEADER in e.replacement), None)
         if runtime_end is None:
             runtime_end = next((toks.ends[b - 1] for a, b, nm in directives if nm == "include"
@@ -478,13 +629,15 @@ def translate_text(
         if runtime_end is not None:
             eol = text.find("\n", runtime_end)
             at = len(text) if eol < 0 else eol + 1
-            edit(at, at, block, "shim", "one-line shims (--shims)")
+            edit(at, at, block, "shim", "exact replacements (shims)")
         elif runtime_ins_at is not None:  # right after the inserted hip_runtime.h
-            edit(runtime_ins_at, runtime_ins_at, block, "shim", "one-line shims (--shims)")
+            edit(runtime_ins_at, runtime_ins_at, block, "shim", "exact replacements (shims)")
         else:  # no hip_runtime.h in the file
-            edit(0, 0, f"#include <{HIP_RUNTIME_HEADER}>{newline}{block}", "shim", "one-line shims (--shims)")
+            edit(0, 0, f"#include <{HIP_RUNTIME_HEADER}>{newline}{block}", "shim", "exact replacements (shims)")
         out.count("shim", len(shims_needed))
         out.count("include", len(type_headers))
+    for nm in replaced:
+        out.count(f"shim.{nm}")
 
     # half2 members read as half
     from .members import half2_member_edits

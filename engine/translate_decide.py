@@ -37,7 +37,7 @@ class TranslateOptions:
     sibling_outputs: frozenset[str] = frozenset()
     archs: tuple[str, ...] = ("gfx942",)  # build scripts: --offload-arch / CMAKE_HIP_ARCHITECTURES targets
     output_mode: str = "folder"     # build scripts: "sibling" renames gemm.cu -> gemm.hip in the script
-    shims: bool = False             # insert the one-line shims of mapping/shims.tsv where the code needs them
+    shims: bool = True              # insert the exact replacements of mapping/shims.tsv where the target lacks them
     # CUDA-looking names other files of the conversion define (engine/project_names.py): not "unknown"
     project_names: frozenset[str] = frozenset()
 

@@ -1,9 +1,8 @@
-"""Helpers of engine/translate.py's translate_text: the output accumulator, shims, macro-call-site
+"""Helpers of engine/translate.py's translate_text: the output accumulator, macro-call-site
 launches, and CUDA names inside string literals and comments."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,23 +24,6 @@ class _Out:
 
     def count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
-
-
-@functools.cache
-def _shims() -> dict[str, dict[str, str]]:
-    """mapping/shims.tsv by trigger name."""
-    from .mapping import _read_tsv
-
-    return {r["trigger"]: r for r in _read_tsv("shims.tsv")}
-
-
-def _needs_shim(toks: Tokens, open_paren: int) -> bool:
-    """A supported call whose shim is an overload (cudaHostAlloc(T**)): needed unless the first
-    argument is already cast to void**."""
-    j = open_paren + 1
-    head = "".join(toks.spelling(k) for k in range(j, min(j + 6, len(toks))))
-    return not (head.startswith("(void**)") or head.startswith("reinterpret_cast<void**>")
-                or head.startswith("(void**") or head.startswith("static_cast<void**>"))
 
 
 def _compose_macro_launches(text: str, sites: list[Any], edits: list[Edit], base: int) -> list[Edit]:

@@ -218,6 +218,8 @@ TEMPLATE_KERNEL_WRAPPER = "HIP_KERNEL_NAME"
 # /usr/include/hip/hip_bfloat16.h (hip_runtime.h does not include it).
 TYPE_HEADERS: dict[str, str] = {
     "hip_bfloat16": "hip/hip_bfloat16.h",
+    "__hip_bfloat16": "hip/hip_bf16.h",  # engine/bf16.py: bf16 device arithmetic at ROCm >= 6.2
+    "__hip_bfloat162": "hip/hip_bf16.h",
 }
 
 # The header every translated CUDA file needs (inserted once).

@@ -113,11 +113,11 @@ def test_vector_operators_and_shims_port_compiles(tmp_path: Path) -> None:
             '#include "vec.h"\n__global__ void k(float4* p, unsigned* q) { p[0] += p[1]; q[0] = umin(q[1], q[2]); }\n'
             "int main() { int* h; cudaHostAlloc(&h, 64, cudaHostAllocDefault); k<<<1, 1>>>(nullptr, nullptr);\n"
             "  cudaFreeHost(h); return 0; }\n")
-    convert(".", "--in-place", "--no-backup", cwd=tmp_path / "plain")
+    convert(".", "--in-place", "--no-backup", "--no-shims", cwd=tmp_path / "plain")
     plain = hipcc(tmp_path / "plain" / "main.cu")
     assert plain.returncode != 0 and "umin" in plain.stderr  # teeth: no shims, no umin
     assert "ambiguous" not in plain.stderr  # the vector operators are HIP's alone
-    convert(".", "--in-place", "--no-backup", "--shims", cwd=tmp_path / "shims")
+    convert(".", "--in-place", "--no-backup", cwd=tmp_path / "shims")  # the default
     p = hipcc(tmp_path / "shims" / "main.cu")
     assert p.returncode == 0, p.stderr[-3000:]
 

@@ -45,7 +45,7 @@ __global__ void k(int* out, int v) {
 
 
 def test_cooperative_groups_features_hip_lacks_are_unsupported_with_lines() -> None:
-    out, t = run(CG, rocm=(5, 2))
+    out, t = run(CG, rocm=(5, 2), shims=False)
     assert out.count("cg::") == CG.count("cg::")  # reported, never rewritten
     got = found(t, ReportKind.UNSUPPORTED)
     assert {("cooperative_groups/reduce.h", 2), ("reduce", 7), ("plus", 7), ("reduce", 8), ("greater", 8),
@@ -54,7 +54,7 @@ def test_cooperative_groups_features_hip_lacks_are_unsupported_with_lines() -> N
     assert ("reduce", 12) not in found(t) and ("plus", 13) not in found(t) and ("tiled_partition", 6) not in found(t)
     newer = [r for r in t.reports if r.kind == ReportKind.NEEDS_NEWER_ROCM]
     assert [(r.name, r.line, r.since) for r in newer] == [("meta_group_rank", 12, "5.7.0")]
-    assert ("meta_group_rank", 12) not in found(run(CG, rocm=(6, 0))[1])
+    assert ("meta_group_rank", 12) not in found(run(CG, rocm=(6, 0), shims=False)[1])
 
 
 def test_cooperative_groups_through_using_namespace() -> None:
@@ -67,8 +67,8 @@ def test_cooperative_groups_through_using_namespace() -> None:
 
 def test_grid_constant_and_inline_ptx_are_unsupported() -> None:
     src = ("__global__ void k(const __grid_constant__ int p, int* o) {\n"
-           "  asm volatile(\"membar.gl;\");\n  o[0] = p;\n}\n")
-    _, t = run(src)
+           "  asm volatile(\"bar.sync 0;\");\n  o[0] = p;\n}\n")
+    _, t = run(src, shims=False)
     assert found(t, ReportKind.UNSUPPORTED) == {("__grid_constant__", 1), ("asm", 2)}
 
 
@@ -84,7 +84,8 @@ def test_cuda12_names_mapped_or_reported_from_overrides() -> None:
 
 
 def test_bf16_header_follows_the_renamed_type() -> None:
-    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n")
+    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n",
+                  rocm=(6, 1))
     assert "#include <hip/hip_bfloat16.h>" in out and "cuda_bf16" not in out
     assert "hip_bfloat16* p" in out
 
@@ -120,7 +121,7 @@ def test_arch_decision_without_fallback_is_reported() -> None:
 
 
 def test_summary_line_by_kind_and_feature() -> None:
-    _, t = run(CG + 'void h() { asm("nop"); cudaGraphConditionalHandle c; }\n', rocm=(5, 2))
+    _, t = run(CG + 'void h() { asm("nop"); cudaGraphConditionalHandle c; }\n', rocm=(5, 2), shims=False)
     line = summary_line(summarize(t.reports))
     assert line.startswith("unsupported 10 (cooperative groups 8, graph conditional nodes 1, inline PTX 1)")
     assert "needs-newer-rocm 1 (cooperative groups 1)" in line
@@ -157,11 +158,18 @@ def test_suffix_mode_points_includes_at_the_ported_files(tmp_path: Path) -> None
 
 def test_convert_prints_the_summary_line(tmp_path: Path) -> None:
     (tmp_path / "a.cu").write_text(CG)
-    p = _hipport("convert", "a.cu", "-o", "b.cu", "--rocm", "5.2", "--ast", "off", cwd=tmp_path)
+    p = _hipport("convert", "a.cu", "-o", "b.cu", "--rocm", "5.2", "--ast", "off", "--no-shims", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     last = p.stderr.strip().splitlines()[-1]
     assert last == ("hipport convert: reports by kind: unsupported 8 (cooperative groups 8); "
                     "needs-newer-rocm 1 (cooperative groups 1)")
+    # by default the exact replacements are made, and listed with the files that got each
+    p = _hipport("convert", "a.cu", "-o", "c.cu", "--rocm", "5.2", "--ast", "off", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    *_, kinds, last = p.stderr.strip().splitlines()
+    assert kinds == "hipport convert: reports by kind: unsupported 3 (cooperative groups 3)"
+    assert last == ("hipport convert: exact replacements for what ROCm 5.2 lacks (--no-shims leaves them out): "
+                    "cg::reduce (1 file), meta_group_rank (1 file)")
 
 
 VEC = """#include <cuda_runtime.h>
@@ -188,27 +196,37 @@ def test_vector_type_operators_are_left_to_hip_on_amd() -> None:
     assert [(r.kind, r.line) for r in t.reports if r.name == "operator"] == [(ReportKind.INFO, 3)]
 
 
-def test_shims_offered_in_a_report_and_inserted_only_when_asked() -> None:
+def test_shims_inserted_by_default_and_reported_with_no_shims() -> None:
     src = ("#include <cuda_runtime.h>\n__global__ void k(unsigned* p) { p[0] = umin(p[1], p[2]); }\n"
            "void h() { int* a; cudaHostAlloc(&a, 64, cudaHostAllocDefault); float* b; "
            "cudaHostAlloc((void**)&b, 4, 0); }\n")
-    out, t = run(src, rocm=(5, 2))
+    out, t = run(src, rocm=(5, 2), shims=False)
     assert "HIPPORT_SHIM" not in out
-    offered = {(r.name, r.kind) for r in t.reports if "--shims" in r.message}
+    offered = {(r.name, r.kind) for r in t.reports if "--no-shims" in r.message}
     assert offered == {("umin", ReportKind.UNSUPPORTED), ("cudaHostAlloc", ReportKind.MANUAL)}
     assert [r.col for r in t.reports if r.name == "cudaHostAlloc"] == [20]  # the (void**) call needs none
-    out, t = run(src, rocm=(5, 2), shims=True)
+    out, t = run(src, rocm=(5, 2))
     head = out.split("__global__")[0]
-    assert head.startswith("#include <hip/hip_runtime.h>\n#ifndef HIPPORT_SHIM_UMIN // hipport --shims\n")
+    assert head.startswith("#include <hip/hip_runtime.h>\n#ifndef HIPPORT_SHIM_UMIN // hipport shim")
     assert "template <class T> static inline hipError_t hipHostAlloc(T** p" in head
     assert {r.kind for r in t.reports if r.name in ("umin", "cudaHostAlloc")} == {ReportKind.INFO}
+    assert t.stats["shim.umin"] == 1 and t.stats["shim.hipHostAlloc(T**)"] == 1
+    # the target decides: ROCm 6.3 has hipHostAlloc(T**) itself, and a second template would be a redefinition
+    out, t = run(src, rocm=(6, 3))
+    assert "hipHostAlloc(T** p" not in out and "HIPPORT_SHIM_UMIN" in out
+    assert not [r for r in t.reports if r.name == "cudaHostAlloc"]
 
 
 def test_renamed_type_brings_its_header_without_the_cuda_one() -> None:
-    out, _t = run("#include <cuda_fp16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n")
+    src = "#include <cuda_fp16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n"
+    out, _t = run(src, rocm=(6, 1))
     assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_bfloat16.h> // hipport: for hip_bfloat16\n")
-    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n")
+    out, _t = run(src)  # ROCm 7.0: device arithmetic gets CUDA's type, __hip_bfloat16 (engine/bf16.py)
+    assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_bf16.h> // hipport: for __hip_bfloat16")
+    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n", rocm=(6, 1))
     assert out.count("hip/hip_bfloat16.h") == 1  # the mapped include is enough
+    out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n")
+    assert out.count("hip/hip_bf16.h") == 1 and "bfloat16.h" not in out
 
 
 def test_tree_conversion_knows_the_projects_own_cuda_looking_names(tmp_path: Path) -> None:
@@ -238,3 +256,10 @@ def test_app_sibling_mode_points_includes_at_the_ported_files(tmp_path: Path) ->
     s.set_config(s.config.replace(output_mode="sibling"))
     assert '#include "kernels_hip.cuh"' in s.result_text("main.cu")
     assert s.write("main.cu") == tmp_path / "main.hip"
+
+
+def test_nvtx_headers_are_reported_where_they_are_included() -> None:
+    """cuda-samples' cudaGraphsPerfScaling: NVTX has no HIP counterpart in HIP itself (roctx is a library)."""
+    src = "#include <cuda_runtime.h>\n#include <nvtx3/nvToolsExt.h>\nvoid f() { nvtxRangePushA(\"x\"); }\n"
+    _, t = run(src)
+    assert ("nvtx3/nvToolsExt.h", 2) in found(t, ReportKind.UNSUPPORTED)

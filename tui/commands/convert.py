@@ -47,9 +47,10 @@ def add_translate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--amap", "-amap", action="store_true",
                    help="hipify as much as possible: rename CUDA names in skipped #if branches too")
     g.add_argument("--translate-comments", action="store_true", help="also rename CUDA names in comments")
-    g.add_argument("--shims", action="store_true",
-                   help="define what the target HIP lacks where an exact one-line shim exists (mapping/shims.tsv: "
-                        "umin/umax/..., hipHostAlloc(T**)); each one is reported")
+    g.add_argument("--shims", action=argparse.BooleanOptionalAction, default=None,
+                   help="insert exact replacements for what the target ROCm lacks (the default; mapping/shims.tsv: "
+                        "cg::reduce, umin/umax, *_system/*_block atomics, missing overloads, ...), each reported as "
+                        "info and counted in the summary; --no-shims reports those names instead")
     g.add_argument("--translate-strings", action=argparse.BooleanOptionalAction, default=None,
                    help="rename a string literal's space-separated words that are CUDA names, as hipify-clang "
                    "does (default); --no-translate-strings keeps literals byte for byte")
@@ -81,7 +82,7 @@ def cli_settings(args: argparse.Namespace) -> Any:
         "amap": ("--amap", flag[args.amap]),
         "translate_comments": ("--translate-comments", flag[args.translate_comments]),
         "translate_strings": ("--translate-strings", args.translate_strings),
-        "shims": ("--shims", flag[getattr(args, "shims", False)]),
+        "shims": ("--shims", getattr(args, "shims", None)),
         "ast": ("--ast", args.ast),
         "fix_style": ("--fix-style", getattr(args, "fix_style", None)),
         "archs": ("--arch", tuple(getattr(args, "archs", ())) or None),
@@ -234,6 +235,7 @@ def handle(args: argparse.Namespace) -> int:
     warp = WarpTally()
     modes: set[str] = set()
     all_reports: list[dict[str, Any]] = []
+    replaced: dict[str, int] = {}  # exact replacements (engine/shims.py): files per replacement
     written_folders: list[Path] = []
     writes: list[tuple[Path, Any]] = []
     # distinct targets (always, but for a tree holding both a.cu and its sibling output): parallel writes
@@ -248,6 +250,9 @@ def handle(args: argparse.Namespace) -> int:
         n_reports += len(res.reports)
         all_reports += res.reports
         warp.add(res)
+        for key, n in res.stats.items():
+            if key.startswith("shim.") and n:
+                replaced[key[5:]] = replaced.get(key[5:], 0) + 1
         if not args.quiet:
             for r in res.reports:
                 print(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}", file=err)
@@ -291,6 +296,10 @@ def handle(args: argparse.Namespace) -> int:
         line = warp.summary(fixes == "none")
         if line:
             print(f"hipport convert: {line}", file=err)
+        if replaced:
+            print(f"hipport convert: exact replacements for what ROCm {'.'.join(map(str, options.rocm))} lacks "
+                  "(--no-shims leaves them out): " + ", ".join(
+                      f"{nm} ({n} file{'s' if n > 1 else ''})" for nm, n in sorted(replaced.items())), file=err)
     return 1 if failed else 0
 
 

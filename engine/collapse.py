@@ -1,0 +1,126 @@
+"""Overloads that collapse: two function definitions whose CUDA parameter types differ but map to one
+HIP type (helper_cuda.h's `_cudaGetErrorEnum(cudaError_t)` and `_cudaGetErrorEnum(CUresult)` both
+become `_cudaGetErrorEnum(hipError_t)`) would be a redefinition after translation. The first
+definition is kept; each later one is put under `#if 0` and reported (`manual`: calls that went to
+it now reach the kept one, e.g. HIP's error names instead of the driver API's).
+
+Definitions in different branches of one `#if` chain never both exist and are left alone; only
+definitions in the same scope (brace nesting) are compared, templates are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
+from .edits import Edit, apply_edits
+
+
+@dataclass(frozen=True, slots=True)
+class Collapsed:
+    start: int        # str offset of the dropped definition's first token
+    end: int          # just after its closing brace
+    name: str
+    kept_at: int      # str offset of the kept definition's name
+    hip_params: str
+
+
+def _branch_paths(toks: Tokens, directives: Sequence[tuple[int, int, str]]) -> list[tuple[tuple[int, int], ...]]:
+    """For each token, the #if chains it sits in: ((chain id, branch number), ...)."""
+    n = len(toks)
+    path: list[tuple[int, int]] = []
+    out: list[tuple[tuple[int, int], ...]] = [()] * n
+    at = 0
+    current: tuple[tuple[int, int], ...] = ()
+    for a, b, name in directives:
+        for k in range(at, a):
+            out[k] = current
+        at = b
+        if name in ("if", "ifdef", "ifndef"):
+            path.append((a, 0))
+        elif name in ("elif", "else", "elifdef", "elifndef") and path:
+            chain, branch = path[-1]
+            path[-1] = (chain, branch + 1)
+        elif name == "endif" and path:
+            path.pop()
+        current = tuple(path)
+    for k in range(at, n):
+        out[k] = current
+    return out
+
+
+def _exclusive(p: tuple[tuple[int, int], ...], q: tuple[tuple[int, int], ...]) -> bool:
+    return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(p, q, strict=False))
+
+
+def collapsed_definitions(toks: Tokens, directives: Sequence[tuple[int, int, str]], edits: Sequence[Edit],
+                          base: int = 0) -> list[Collapsed]:
+    """Later definitions that the edits (offsets shifted by `base`) turn into redefinitions."""
+    text = toks.text
+    sp = toks.spelling
+    kinds = toks.kinds
+    n = len(toks)
+    in_directive = [False] * n
+    for a, b, _nm in directives:
+        for k in range(a, b):
+            in_directive[k] = True
+    sig = [k for k in range(n) if kinds[k] != COMMENT and not in_directive[k]]
+    pos = {k: j for j, k in enumerate(sig)}
+    # brace scope of each significant token, and the matching braces / parens
+    scope: dict[int, int] = {}
+    stack: list[int] = [-1]
+    pairs: dict[int, int] = {}
+    opens: list[int] = []
+    for k in sig:
+        s = sp(k)
+        scope[k] = stack[-1]
+        if s in ("(", "{", "["):
+            opens.append(k)
+            if s == "{":
+                stack.append(k)
+        elif s in (")", "}", "]") and opens:
+            pairs[opens.pop()] = k
+            if s == "}" and len(stack) > 1:
+                stack.pop()
+    paths: list[tuple[tuple[int, int], ...]] | None = None
+    seen: dict[tuple[str, int, str], tuple[int, str, int]] = {}
+    found: list[Collapsed] = []
+    for j, k in enumerate(sig[:-1]):
+        if kinds[k] != IDENT or sp(sig[j + 1]) != "(":
+            continue
+        close = pairs.get(sig[j + 1])
+        if close is None or pos[close] + 1 >= len(sig):
+            continue
+        after = sig[pos[close] + 1]
+        while sp(after) in ("const", "noexcept", "override") and pos[after] + 1 < len(sig):
+            after = sig[pos[after] + 1]
+        if sp(after) != "{" or after not in pairs:
+            continue
+        prev = sig[j - 1] if j else -1
+        if prev < 0 or not (kinds[prev] in (IDENT, KEYWORD) or sp(prev) in ("*", "&", ">", "::")) or sp(prev) in (
+                "return", "else", "new", "delete", "throw", "case"):
+            continue
+        first = j  # the declaration's first token: back over the return type
+        while first > 0 and (kinds[sig[first - 1]] in (IDENT, KEYWORD) or sp(sig[first - 1]) in ("*", "&", "::")):
+            first -= 1
+        if sp(sig[first]) == "template" or (first > 0 and sp(sig[first - 1]) == ">"):
+            continue
+        lo, hi = toks.starts[sig[j + 1]] + 1, toks.starts[close]
+        own = [Edit(e.start - base - lo, e.end - base - lo, e.replacement, e.rule)
+               for e in edits if lo <= e.start - base and e.end - base <= hi]
+        cuda_params = " ".join(text[lo:hi].split())
+        hip_params = " ".join(apply_edits(text[lo:hi], own).split())
+        key = (sp(k), scope[k], hip_params)
+        if key in seen:
+            kept_at, kept_cuda, kept_tok = seen[key]
+            if kept_cuda == cuda_params:
+                continue  # the same definition twice already in CUDA: not ours to judge
+            if paths is None:
+                paths = _branch_paths(toks, directives)
+            if _exclusive(paths[kept_tok], paths[k]):
+                continue
+            found.append(Collapsed(toks.starts[sig[first]], toks.ends[pairs[after]], sp(k), kept_at, hip_params))
+            continue
+        seen[key] = (toks.starts[k], cuda_params, k)
+    return found

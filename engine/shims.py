@@ -1,0 +1,287 @@
+"""Exact replacements for what the target ROCm lacks ("shims"), inserted by default (`--no-shims`:
+reported instead). Data: mapping/shims.tsv, one row per CUDA name that triggers a shim; the C++ is
+on the row (one line) or in mapping/shims/<file> (`@file`). A replacement is exact (the CUDA result
+for every input) or it is not inserted and the name stays reported.
+
+Row fields:
+- trigger: what in the CUDA source needs the shim; `use` says how it is recognised:
+  `call` a call of the name (not a member, not a name the file or project declares itself),
+  `overload-ptr` a call of a name the tables translate whose HIP function lacks the CUDA template
+  taking `T**` (needed unless the first argument is cast to `void**`), `overload-argc=N` such a call
+  with N arguments (CUDA's default arguments HIP lacks; `call_needs` decides), `overload-any` any call
+  of it, `overload-device` a call with an unsigned argument (`_mentions_unsigned`) in a file with
+  device code (CUDA's integer min/max overloads),
+  `name` any use in code
+  (a macro such as CUDART_CB), `feature` a use engine/cuda_features.py finds (cg::reduce and its
+  operators, `__grid_constant__`),
+  `include` an `#include` of the header `trigger` (it becomes `replace_header`).
+- guard: the `#ifndef` guard of the inserted block; rows sharing a guard share one block.
+- hip_since: the HIP release that has it ("" = none known): from that target on nothing is inserted.
+- label: the name the convert summary lists ("" = the trigger).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+from .cxx.lexer import IDENT as _IDENT
+from .cxx.lexer import Tokens
+
+_HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mapping")
+
+
+@dataclass(frozen=True, slots=True)
+class Shim:
+    trigger: str
+    guard: str
+    hip_since: str
+    use: str
+    code: str
+    note: str
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        """What the convert summary calls it."""
+        return self.label or self.trigger
+
+    def needed(self, rocm: tuple[int, int]) -> bool:
+        """Does target ROCm `rocm` lack what this shim supplies?"""
+        from .mapping import version_at_least
+
+        return not self.hip_since or not version_at_least(rocm, self.hip_since)
+
+    def text(self) -> str:
+        """The C++ of the shim (the row's line, or the file it names)."""
+        if self.code.startswith("@"):
+            return _file(self.code[1:])
+        return self.code
+
+    def block(self, newline: str = "\n") -> str:
+        """The inserted block: the code under its guard (a macro shim whose code defines the guard
+        itself is not defined twice)."""
+        code = self.text().rstrip("\n")
+        head = f"#ifndef {self.guard} // hipport shim (--no-shims leaves it out)\n"
+        if not code.startswith(f"#define {self.guard}"):
+            head += f"#define {self.guard}\n"
+        return (head + code + "\n#endif\n").replace("\n", newline)
+
+
+@functools.cache
+def _file(name: str) -> str:
+    with open(os.path.join(_HERE, "shims", name), encoding="utf-8") as f:
+        return f.read()
+
+
+@functools.cache
+def table() -> dict[str, Shim]:
+    """mapping/shims.tsv by trigger."""
+    from .mapping import _read_tsv
+
+    return {r["trigger"]: Shim(r["trigger"], r["guard"], r["hip_since"], r["use"], r["code"], r["note"],
+                               r.get("label", "")) for r in _read_tsv("shims.tsv")}
+
+
+def get(trigger: str, use: str | tuple[str, ...]) -> Shim | None:
+    """The shim `trigger` has for a use of this kind (None: none)."""
+    sh = table().get(trigger)
+    uses = (use,) if isinstance(use, str) else use
+    return sh if sh is not None and sh.use in uses else None
+
+
+def overload(trigger: str) -> Shim | None:
+    """The overload shim of a name the tables translate (use `overload-*`), if any."""
+    sh = table().get(trigger)
+    return sh if sh is not None and sh.use.startswith("overload") else None
+
+
+def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
+    """Does this call (its `(` at token `open_paren`) need the overload shim `sh`?"""
+    if sh.use == "overload-ptr":
+        j = open_paren + 1
+        head = "".join(toks.spelling(k) for k in range(j, min(j + 6, len(toks))))
+        return not (head.startswith(("(void**", "reinterpret_cast<void**>", "static_cast<void**>")))
+    if sh.use == "overload-device":
+        return _mentions_unsigned(toks, open_paren)
+    if sh.use.startswith("overload-argc="):
+        from .translate_args import call_arguments
+
+        ca = call_arguments(toks, open_paren)
+        return ca is not None and len(ca[1]) == int(sh.use.split("=", 1)[1])
+    return True
+
+
+_COORDINATES = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim"})
+_UNSIGNED_WORDS = frozenset({"unsigned", "size_t", "uint32_t", "uint64_t", "uint16_t", "uint8_t", "uint"})
+
+
+def _mentions_unsigned(toks: Tokens, open_paren: int) -> bool:
+    """Do the call's arguments hold something unsigned that makes hip-clang's min/max ambiguous against
+    a signed argument or a coordinate: a built-in coordinate not cast first (`blockDim.x`), a
+    u-suffixed literal, an unsigned type name? (Calls of two ints or two floats need nothing.)"""
+    from .translate_args import call_arguments
+
+    ca = call_arguments(toks, open_paren)
+    close = ca[0] if ca is not None else open_paren
+    sp = toks.spelling
+    for k in range(open_paren + 1, close):
+        w = sp(k)
+        if w in _COORDINATES and sp(k + 1) == "." and sp(k - 1) != ")":
+            return True
+        if w in _UNSIGNED_WORDS or (w[:1].isdigit() and w.rstrip("lL")[-1:] in ("u", "U")):
+            return True
+    return False
+
+
+@functools.cache
+def declarable_triggers() -> frozenset[str]:
+    """Triggers a file may declare itself (then it gets no shim for them)."""
+    return frozenset(t for t, sh in table().items() if sh.use in ("call", "name", "overload-device"))
+
+
+@functools.cache
+def call_triggers() -> frozenset[str]:
+    """Names whose plain call or use needs a shim: checked for names no API table has."""
+    return frozenset(t for t, sh in table().items() if sh.use in ("call", "name"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Where a feature shim would not be exact, and the member rewrites (no block: an expression)
+
+_COALESCED = frozenset({"coalesced_group", "coalesced_threads", "binary_partition", "labeled_partition"})
+_STATEMENT_EDGE = frozenset({";", "{", "}"})
+
+
+def _declaration(toks: Tokens, name: str, before: int) -> tuple[int, int] | None:
+    """Token range of the statement (or parameter) that last declares `name` before token `before`:
+    the name preceded by a type-like token (an identifier, `auto`, `>`, `&`, `*`)."""
+    sp = toks.spelling
+    for j in range(before - 1, 0, -1):
+        if sp(j) != name or (sp(j - 1) not in ("auto", ">", "&", "*", "&&") and toks.kinds[j - 1] != _IDENT):
+            continue
+        if j + 1 < len(toks) and sp(j + 1) not in ("=", ";", "(", "{", ",", ")"):
+            continue
+        a = j
+        depth = 0
+        while a > 0:
+            s = sp(a - 1)
+            if s in (")", "]", ">"):
+                depth += 1
+            elif s in ("(", "[", "<"):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and (s in _STATEMENT_EDGE or s == ","):
+                break
+            a -= 1
+        b = j
+        depth = 0
+        while b < len(toks):
+            s = sp(b)
+            if s in ("(", "[", "{"):
+                depth += 1
+            elif s in (")", "]", "}"):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and s in (";", ","):
+                break
+            b += 1
+        return a, b
+    return None
+
+
+def _first_argument(toks: Tokens, name_i: int) -> str | None:
+    """The first argument of the call whose name is token `name_i`, when it is one identifier."""
+    sp = toks.spelling
+    j = name_i + 1
+    if j + 2 < len(toks) and sp(j) == "(" and toks.kinds[j + 1] == _IDENT and sp(j + 2) in (",", ")"):
+        return sp(j + 1)
+    return None
+
+
+def not_exact(toks: Tokens, i: int, sh: Shim) -> str:
+    """Why the `feature` shim `sh` would not give CUDA's result for the use at token `i` ("" = it would):
+    cg::reduce on a coalesced group (CUDA reduces a partial coalesced group through a scan, in
+    another order, and HIP 5.2 has no coalesced-group reduction to build on)."""
+    if toks.spelling(i) != "reduce":
+        return ""
+    group = _first_argument(toks, i)
+    decl = _declaration(toks, group, i) if group else None
+    if decl is not None and any(toks.spelling(k) in _COALESCED for k in range(*decl)):
+        return (f"`{group}` is a coalesced group (CUDA reduces it in another order; hipport's reduce covers "
+                "thread_block_tile only)")
+    return ""
+
+
+REWRITTEN_MEMBERS = frozenset({"meta_group_rank", "meta_group_size"})
+
+
+def _tile_of(toks: Tokens, name: str, before: int, depth: int = 0) -> tuple[str, str | None] | str:
+    """(tile size text, parent tile size text or None for the thread block) of the tile variable
+    `name`, from its declaration `... name = [cg::]tiled_partition<N>(parent)`; a string says why not."""
+    sp = toks.spelling
+    decl = _declaration(toks, name, before)
+    if decl is None:
+        return f"the declaration of `{name}` is not in this file"
+    a, b = decl
+    words = [sp(k) for k in range(a, b)]
+    if "tiled_partition" not in words:
+        return f"`{name}` is not initialised by tiled_partition<N>(...) here"
+    k = a + words.index("tiled_partition") + 1
+    if sp(k) != "<":
+        return f"`{name}` is a tiled_partition(g, n) group (its size is a run-time value)"
+    close = k + 1
+    level = 1
+    while close < b and level:
+        level += {"<": 1, ">": -1}.get(sp(close), 0)
+        close += 1
+    size = toks.text[toks.starts[k + 1]:toks.ends[close - 2]]
+    if sp(close) != "(":
+        return f"`{name}`'s partition is not a call"
+    arg = close + 1
+    if sp(arg) in ("cg", "cooperative_groups") or sp(arg) == "this_thread_block":
+        inner = [sp(x) for x in range(arg, min(arg + 6, b))]
+        if "this_thread_block" in inner:
+            return size, None
+    if toks.kinds[arg] != _IDENT or sp(arg + 1) != ")":
+        return f"the parent of `{name}` is not a named group"
+    parent = sp(arg)
+    pdecl = _declaration(toks, parent, a)
+    if pdecl is None:
+        return f"the declaration of `{parent}` is not in this file"
+    pwords = {sp(x) for x in range(*pdecl)}
+    if "this_thread_block" in pwords or ("thread_block" in pwords and "tiled_partition" not in pwords):
+        return size, None
+    if depth == 0 and "tiled_partition" in pwords:
+        outer = _tile_of(toks, parent, a, depth + 1)
+        if isinstance(outer, str):
+            return outer
+        if outer[1] is None:
+            return size, outer[0]
+    return f"the parent group of `{name}` is neither the thread block nor a tile of it"
+
+
+def member_rewrite(toks: Tokens, i: int) -> tuple[int, int, str] | str:
+    """For `tile.meta_group_rank()` / `tile.meta_group_size()` at token `i` (the member name): the
+    str span of the whole call and its replacement, an expression over the thread block (HIP's tiles
+    before ROCm 5.7 do not record their parent); or why there is none. Exact for a tile partitioned
+    from the thread block (rank in the block / N, ceil(block size / N)) or from such a tile of P
+    threads ((rank % P) / N, P / N): HIP, like CUDA, lays tiles over the block's linear thread rank."""
+    sp = toks.spelling
+    if not (i >= 2 and sp(i - 1) in (".", "->") and toks.kinds[i - 2] == _IDENT
+            and i + 2 < len(toks) and sp(i + 1) == "(" and sp(i + 2) == ")"):
+        return "not a call on a named tile"
+    tile = _tile_of(toks, sp(i - 2), i - 2)
+    if isinstance(tile, str):
+        return tile
+    n, parent = tile
+    block = "cooperative_groups::this_thread_block()"
+    if sp(i) == "meta_group_rank":
+        rank = f"{block}.thread_rank()" if parent is None else f"({block}.thread_rank() % ({parent}))"
+        text = f"({rank} / ({n}))"
+    else:
+        text = (f"(({block}.size() + ({n}) - 1) / ({n}))" if parent is None else f"(({parent}) / ({n}))")
+    return toks.starts[i - 2], toks.ends[i + 2], text

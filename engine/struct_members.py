@@ -1,0 +1,87 @@
+"""Members of CUDA structs that the target HIP's struct lacks (cudaDeviceProp::unifiedAddressing is in
+hipDeviceProp_t from HIP 6.0): reported at the member with the version that has it (data:
+mapping/struct_members.tsv). Member names are common words (`uuid`, `luid`), so only accesses on a
+variable the file declares with the CUDA struct type count: `p.m`, `p->m`, `p[i].m`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from .cxx.lexer import IDENT, Tokens
+
+# (kind "unsupported" | "needs-newer-rocm", member, start, end, message, since)
+Found = tuple[str, str, int, int, str, str]
+
+
+@functools.cache
+def table() -> dict[str, dict[str, tuple[str, str]]]:
+    """{CUDA struct: {member: (hip_added, note)}}."""
+    from .mapping import _read_tsv
+
+    out: dict[str, dict[str, tuple[str, str]]] = {}
+    for r in _read_tsv("struct_members.tsv"):
+        out.setdefault(r["struct"], {})[r["member"]] = (r["hip_added"], r["note"])
+    return out
+
+
+def wanted(text: str) -> bool:
+    return any(s in text for s in table())
+
+
+def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lambda i: False) -> list[Found]:
+    from .mapping import version_at_least
+
+    sp = toks.spelling
+    kinds = toks.kinds
+    n = len(toks)
+    structs = table()
+    var_type: dict[str, str] = {}
+    for i in range(n - 1):
+        s = sp(i)
+        if kinds[i] != IDENT or s not in structs:
+            continue
+        j = i + 1
+        while j < n and sp(j) in ("*", "&", "const"):
+            j += 1
+        if j < n and kinds[j] == IDENT:
+            var_type[sp(j)] = s
+    if not var_type:
+        return []
+    v = ".".join(map(str, rocm))
+    out: list[Found] = []
+    for i in range(2, n):
+        if kinds[i] != IDENT or skip(i) or sp(i - 1) not in (".", "->"):
+            continue
+        obj = i - 2
+        if sp(obj) == "]":  # p[i].m: back to the array's name
+            depth = 0
+            while obj > 0:
+                if sp(obj) == "]":
+                    depth += 1
+                elif sp(obj) == "[":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                obj -= 1
+            obj -= 1
+        struct = var_type.get(sp(obj)) if obj >= 0 and kinds[obj] == IDENT else None
+        if struct is None:
+            continue
+        member = sp(i)
+        row = structs[struct].get(member)
+        if row is None:
+            continue
+        added, note = row
+        hip_struct = {"cudaDeviceProp": "hipDeviceProp_t", "CUmemAllocationProp": "hipMemAllocationProp"}.get(
+            struct, struct.replace("cuda", "hip", 1))
+        if added and version_at_least(rocm, added):
+            continue
+        if added:
+            out.append(("needs-newer-rocm", member, toks.starts[i], toks.ends[i],
+                        f"{struct}::{member}: {hip_struct} has it from HIP {added} (target is ROCm {v}; use --rocm)",
+                        added))
+        else:
+            out.append(("unsupported", member, toks.starts[i], toks.ends[i],
+                        f"{struct}::{member} has no HIP equivalent ({note})", ""))
+    return out

@@ -76,6 +76,7 @@ def _hipcc() -> str | None:
 @needs_hecbench
 @pytest.mark.slow
 @pytest.mark.hipcc
+@pytest.mark.timeout(3600)  # 27 benchmarks x 2 variants of hipcc runs: ~15 min on the 2-core machine
 @pytest.mark.skipif(_hipcc() is None, reason="Debian's hipcc is not installed (scripts/install-system-deps.sh)")
 def test_default_port_of_the_warp_benchmarks_compiles_wherever_the_plain_translation_does(tmp_path: Path) -> None:
     """Each translation unit of the warp benchmarks, default port vs `--fixes none`, hipcc -fsyntax-only for
@@ -90,17 +91,25 @@ def test_default_port_of_the_warp_benchmarks_compiles_wherever_the_plain_transla
             r = subprocess.run([str(Path(os.sys.executable).parent / "hipport"), "convert", str(HECBENCH / f"{b.name}-cuda"),
                                 "-o", str(out), "-q", "--rocm", "5.2", *opts], capture_output=True, text=True)
             assert r.returncode == 0, r.stderr[-1000:]
-        for tu in b.sources:
-            results = {}
-            for variant in ("plain", "default"):
-                d = tmp_path / b.name / variant
-                r = subprocess.run(["nice", "-n", "10", _hipcc() or "hipcc", "--offload-arch=gfx90a", "-fsyntax-only",
-                                    "-w", "-std=c++17", "-I", str(d), "-I", str(HECBENCH / "include"),
-                                    *b.flags.split(), str(d / tu)],
-                                   capture_output=True, text=True, env=env, timeout=600)
-                results[variant] = (r.returncode == 0, r.stderr)
-            compared += 1
-            if results["plain"][0] and not results["default"][0]:
-                regressions.append(f"{b.name}/{tu}: {results['default'][1][-600:]}")
+    from concurrent.futures import ThreadPoolExecutor
+
+    def check(job: tuple[str, str, str, str]) -> tuple[str, bool, str]:
+        name, tu, variant, flags = job
+        d = tmp_path / name / variant
+        r = subprocess.run(["nice", "-n", "10", _hipcc() or "hipcc", "--offload-arch=gfx90a", "-fsyntax-only",
+                            "-w", "-std=c++17", "-I", str(d), "-I", str(HECBENCH / "include"), *flags.split(),
+                            str(d / tu)], capture_output=True, text=True, env=env, timeout=900)
+        return f"{name}/{tu}", r.returncode == 0, r.stderr
+
+    jobs = [(b.name, tu, v, b.flags) for b in wh.read_list() for tu in b.sources for v in ("plain", "default")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(check, jobs))
+    by_unit: dict[str, dict[bool, tuple[bool, str]]] = {}
+    for (unit, ok, err), job in zip(results, jobs, strict=True):
+        by_unit.setdefault(unit, {})[job[2] == "default"] = (ok, err)
+    for unit, r in by_unit.items():
+        compared += 1
+        if r[False][0] and not r[True][0]:
+            regressions.append(f"{unit}: {r[True][1][-600:]}")
     assert compared >= 25
     assert not regressions, "\n".join(regressions)

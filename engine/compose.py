@@ -331,8 +331,12 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
 
     by_id = {g.id: g for g in analysis.groups}
     retiered = False
+    own_warp_size = re.search(r"^\s*#\s*define\s+warpSize\b", analysis.source.text, re.M) is not None
     for gid in ids:  # a group whose code meets another file's warp code is offered for review only
         why = regions.other_file(gid) if not width_independent(members_of[gid]) else ""
+        if not why and own_warp_size and not width_independent(members_of[gid]):
+            why = ("the program defines warpSize itself (#define warpSize): a 64-wide rewrite cannot know what "
+                   "each use of it means")
         g = by_id.get(gid) or FixGroup(gid, tuple(f.id for f in members_of[gid]), "")
         if why and g.tier == FixTier.SAFE:
             by_id[gid] = dataclasses.replace(g, tier=FixTier.REVIEW, tier_reason=why)
@@ -353,7 +357,7 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
             reason=m.reason if g.reason in m.reason else f"{m.reason}; {g.reason}",
             shared=m.shared + tuple(s for s in g.shared if s not in m.shared),
             tier=FixTier.REVIEW if review else FixTier.SAFE,
-            tier_reason="; ".join(x for x in (m.tier_reason, g.tier_reason) if x))
+            tier_reason="; ".join(dict.fromkeys(x for x in (*m.tier_reason.split("; "), g.tier_reason) if x)))
     findings = tuple(f if root_of[f.group or f.id] == (f.group or f.id)
                      else dataclasses.replace(f, group=root_of[f.group or f.id]) for f in analysis.findings)
     return dataclasses.replace(analysis, findings=findings, groups=tuple(merged.values()))

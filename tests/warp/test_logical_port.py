@@ -280,3 +280,12 @@ def test_default_ports_compile_for_gfx90a(tmp_path: Path, rocm: str) -> None:
                            capture_output=True, text=True, env={**__import__("os").environ, "HIP_PLATFORM": "amd"},
                            timeout=300)
         assert r.returncode == 0, (name, r.stderr[-2000:])
+
+
+def test_a_program_that_defines_warpsize_is_never_offered_a_safe_64_wide_rewrite() -> None:
+    # issue 18: the program's own `#define warpSize 32` was taken for HIP's builtin and the host sized for 64
+    text = ("#define warpSize 32\n__global__ void k(int* o) {\n  int lane = threadIdx.x % warpSize;\n"
+            "  o[lane] = __shfl_xor_sync(0xffffffff, lane, 16);\n}\nvoid r(int* o) { k<<<1, 64>>>(o); }\n")
+    res = port(Source.from_text(text, "k.cu"), TranslateOptions(ast="off"), style=FixStyle.WAVE64)
+    assert res.wide_groups == () and any("defines warpSize itself" in why for why in res.held.values())
+    assert "int lane = threadIdx.x % warpSize;" in res.text and "hipport_shfl_xor_sync(0xffffffff, lane, 16)" in res.text

@@ -3,6 +3,7 @@ the same composer the review session uses), render."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -54,9 +55,16 @@ def port(
         return PortResult(tr, None, (), apply_edits(source.text, tr.edits), reports=tr.reports)
     from .warp import analyze
 
-    analysis = analyze(source, tr, warp_options)  # type: ignore[arg-type]
     logical = logical_port(source, tr)
-    analysis = connected_groups(analysis, logical)
+    # the 64-wide offers need the role analysis; the default port only for its width-independent rules
+    # (W64-24 follows a __shfl_down tree), so a file without one is not analysed: convert stays fast
+    analysis = None
+    if style is not None or "__shfl_down" in source.text:
+        analysis = connected_groups(analyze(source, tr, warp_options), logical)  # type: ignore[arg-type]
+    if analysis is None:
+        c = compose(tr.edits, None, {}, allow_review=False, logical=logical)
+        return PortResult(tr, None, (), apply_edits(source.text, c.edits), c.held, logical, (), c.logical_rewrites,
+                          port_reports(tr.reports, c.edits, logical))
     # the default port also takes the SAFE groups of width-independent rules (compose.py)
     chosen = {fid: s for fid, s in choose(analysis, WIDTH_INDEPENDENT_RULES, FixStyle.WAVE64).items()
               if _safe(analysis, fid)}
@@ -76,10 +84,17 @@ def _safe(analysis: Analysis, finding_id: str) -> bool:
     return all(g.tier == FixTier.SAFE for g in analysis.groups if g.id == group)
 
 
+# every word logical.py acts on or reports (a file with none of them has nothing to port or to say)
+_MAY_HAVE_WARP_CODE = re.compile(
+    r"__shfl|__ballot|__any|__all|__uni_sync|__activemask|__match_a|__reduce_|__syncwarp|warpSize|C10_WARP_SIZE|"
+    r"warp_size|GetDeviceProperties|DeviceGetAttribute|Warp(?:Reduce|Scan|Load|Store|Exchange|MergeSort)|"
+    r"\basm\b|__asm|clock|coalesced_threads|__global__|__device__")
+
+
 def logical_port(source: Source, translation: Translation) -> LogicalWarps | None:
     """The logical-warp rewrites of `source` (None for languages they do not apply to); the CLI and the
     review session both take them from here."""
-    if source.language not in LOGICAL_LANGUAGES:
+    if source.language not in LOGICAL_LANGUAGES or not _MAY_HAVE_WARP_CODE.search(source.text):
         return None
     from .warp.lex import columns
     from .warp.logical import analyze_logical

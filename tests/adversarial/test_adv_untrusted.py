@@ -8,6 +8,9 @@ Debian's Perl hipcc. Trust lives in the person's state folder: every test here h
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -25,6 +28,12 @@ def _outside(tmp_path: Path) -> Path:
     f.parent.mkdir(parents=True)
     f.write_bytes(PRECIOUS)
     return f
+
+
+def _executable(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC | stat.S_IXGRP | stat.S_IXOTH)
+    return path
 
 
 # ------------------------------------------------------------------------------------------ 1: .hipport/ links
@@ -128,3 +137,237 @@ def test_a_linked_analysis_cache_is_neither_read_nor_written(tmp_path: Path, lin
     assert analysis_cache.load(root) == {}
     assert analysis_cache.save(root, {"x": (0, 0, 0)}) is not None  # the reason it was not written
     assert tree_digest(elsewhere) == before
+
+
+# ------------------------------------------------------------------------------------------ make projects
+
+# A ported (dual) Makefile: it builds HIP, so `hipport run` builds with it. Its recipes are the attack.
+MAKEFILE = """\
+# builds the port with hipcc
+ARGS ?=
+all:
+\techo $(ARGS) > args.txt
+\ttouch built.txt
+"""
+
+
+def _make_project(tmp_path: Path, config: str = "", makefile: str = MAKEFILE) -> Path:
+    root = tmp_path / "mk"
+    root.mkdir()
+    (root / "Makefile").write_text(makefile)
+    if config:
+        (root / "pyproject.toml").write_text(config)
+    return root
+
+
+def _run(root: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    r = hipport("run", *args, ".", cwd=root, env=env, timeout=120)
+    no_traceback(r)
+    return r.rc, r.out + r.err
+
+
+# ------------------------------------------------------------------------------------------ 4: trust first
+
+
+def test_a_makefile_runs_only_once_trusted_and_again_after_it_changes(tmp_path: Path) -> None:
+    root = _make_project(tmp_path)
+    rc, out = _run(root)
+    assert rc == 2 and not (root / "built.txt").exists(), out
+    assert "Makefile" in out and "--trust" in out
+    rc, out = _run(root, "--trust")
+    assert rc == 0 and (root / "built.txt").is_file(), out
+    (root / "built.txt").unlink()
+    rc, out = _run(root)  # remembered for this project and these files
+    assert rc == 0 and (root / "built.txt").is_file(), out
+    (root / "built.txt").unlink()
+    with (root / "Makefile").open("a") as f:
+        f.write("\ttouch more.txt\n")
+    rc, out = _run(root)  # the Makefile changed: asked again
+    assert rc == 2 and not (root / "built.txt").exists(), out
+    # trust is the person's, kept in their state folder: never in the workspace
+    assert not (root / ".hipport" / "trust.json").exists()
+    assert list(Path(os.environ["XDG_STATE_HOME"]).rglob("*.json"))
+
+
+def test_trust_shipped_inside_the_repository_is_ignored(tmp_path: Path) -> None:
+    """A repository (or a CI checkout on a predictable path) that carries its own trust record skips the
+    prompt no longer: trust is read only from the person's state folder."""
+    root = _make_project(tmp_path, '[tool.hipport.run]\nmake_args = ["V=1"]\n')
+    person_a = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state-a")}
+    person_b = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state-b")}
+    rc, out = _run(root, "--trust", env=person_a)
+    assert rc == 0 and (root / "built.txt").is_file(), out
+    (root / "built.txt").unlink()
+    # whatever the first run left in the workspace travels with it: another person is still asked
+    rc, out = _run(root, env=person_b)
+    assert rc == 2 and not (root / "built.txt").exists(), out
+    shipped = root / ".hipport" / "trust.json"
+    shipped.parent.mkdir(exist_ok=True)
+    shipped.write_text(json.dumps({"trusted": ["0" * 64], "last": [["make"]]}))
+    rc, out = _run(root, env=person_b)
+    assert rc == 2 and not (root / "built.txt").exists(), out
+
+
+def test_configured_arguments_need_trust_and_never_reach_a_shell(tmp_path: Path) -> None:
+    root = _make_project(tmp_path, '[tool.hipport.run]\nargs = ["4096; echo PWNED >> log"]\n')
+    rc, out = _run(root)
+    assert rc == 2 and "4096; echo PWNED" in out and not (root / "built.txt").exists(), out
+    assert not (root / "log").exists()
+    rc, out = _run(root, "--trust")
+    assert rc == 0 and (root / "built.txt").is_file(), out
+    # make passed ARGS to its recipe's shell as one quoted word: echoed, not run
+    assert (root / "args.txt").read_text() == "4096; echo PWNED >> log\n"
+    assert not (root / "log").exists()
+
+
+def test_cmake_execute_process_runs_only_once_trusted(tmp_path: Path) -> None:
+    if shutil.which("cmake") is None:
+        pytest.skip("cmake is not installed")
+    root = tmp_path / "cm"
+    root.mkdir()
+    marker = tmp_path / "pwned-by-cmake"
+    (root / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\n"
+        f'execute_process(COMMAND "${{CMAKE_COMMAND}}" -E touch "{marker}")\n'
+        "project(x LANGUAGES NONE)\n"
+        "if(FALSE)\n  enable_language(HIP)\nendif()\n")
+    rc, out = _run(root)
+    assert rc == 2 and not marker.exists(), out
+    assert "CMakeLists.txt" in out
+
+
+def test_trust_json_as_a_folder_is_no_internal_error(tmp_path: Path) -> None:
+    """Issue 22 item 14: `.hipport/trust.json` as a folder gave "internal error … this is a hipport bug"."""
+    root = _make_project(tmp_path, '[tool.hipport.run]\nmake_args = ["V=1"]\n')
+    (root / ".hipport" / "trust.json").mkdir(parents=True)
+    rc, out = _run(root, "--trust")
+    assert rc == 0 and "internal error" not in out and (root / "built.txt").is_file(), out
+
+
+def test_a_linked_trust_file_in_the_workspace_is_never_written(tmp_path: Path) -> None:
+    precious = _outside(tmp_path)
+    root = _make_project(tmp_path, '[tool.hipport.run]\nmake_args = ["V=1"]\n')
+    (root / ".hipport").mkdir()
+    (root / ".hipport" / "trust.json").symlink_to(precious)
+    rc, out = _run(root, "--trust")
+    assert rc == 0 and "internal error" not in out, out
+    assert precious.read_bytes() == PRECIOUS
+
+
+async def test_the_apps_b_asks_before_a_makefile_runs(tmp_path: Path) -> None:
+    from hipport.engine.config import load_config
+    from hipport.engine.review import ReviewSession
+    from hipport.engine.toolchain.detect import Detection
+    from hipport.tui.app import PortApp
+    from hipport.tui.screens.confirm import ConfirmScreen
+
+    root = _make_project(tmp_path)
+    (root / "k.cu").write_text(KERNEL)
+    (root / "k.hip").write_text(KERNEL.replace("cuda", "hip"))
+    init_repo(root)
+    config = load_config(root)
+    app = PortApp(ReviewSession.open(root, config), config, analysis=False)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        screen.run_pane.detection = Detection()  # type: ignore[attr-defined]
+        screen.run_pane.build_and_run(root, config)  # type: ignore[attr-defined]
+        for _ in range(200):
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause(0.05)
+            if isinstance(app.screen, ConfirmScreen) or (root / "built.txt").exists():
+                break
+        assert not (root / "built.txt").exists(), "the Makefile ran without a trust prompt"
+        assert isinstance(app.screen, ConfirmScreen)
+        question = str(app.screen.query_one("#question").render())
+        assert "Makefile" in question
+        await pilot.press("n")
+        await pilot.pause(0.2)
+    assert not (root / "built.txt").exists()
+
+
+async def test_a_repository_keymap_cannot_turn_a_navigation_key_into_a_build(tmp_path: Path) -> None:
+    from hipport.engine.config import load_config
+    from hipport.engine.review import ReviewSession
+    from hipport.engine.toolchain.detect import Detection
+    from hipport.tui.app import PortApp
+    from hipport.tui.screens.confirm import ConfirmScreen
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "k.cu").write_text(KERNEL)
+    (root / "k.hip").write_text(KERNEL.replace("cuda", "hip"))
+    (root / "pyproject.toml").write_text('[tool.hipport.keymap]\n"run.start" = "j,k"\n')
+    init_repo(root)
+    config = load_config(root)
+    app = PortApp(ReviewSession.open(root, config), config, analysis=False)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        pane = app.screen.run_pane  # type: ignore[attr-defined]
+        pane.detection = Detection()
+        await pilot.press("j")
+        for _ in range(20):
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause(0.05)
+        assert not isinstance(app.screen, ConfirmScreen), "j asked to build"
+        assert not pane.has_class("-visible") and not pane.running, "j started a build"
+        assert any("run.start" in str(n.message) for n in app._notifications)
+
+
+# ------------------------------------------------------------------------------------------ 2: interpreters
+
+
+def test_a_configured_python_does_not_run_before_trust(tmp_path: Path) -> None:
+    root = tmp_path / "py"
+    root.mkdir()
+    marker = tmp_path / "pwned-by-python"
+    _executable(root / "evil.sh", f'#!/bin/sh\ntouch "{marker}"\nexit 1\n')
+    (root / "matmul_hip.py").write_text("print('ok')\n")
+    (root / "pyproject.toml").write_text('[tool.hipport.run]\npython = "./evil.sh"\n')
+    for args in (["--dry-run"], ["--list-devices"], [], ["--json"]):
+        r = hipport("run", *args, ".", cwd=root, timeout=120)
+        no_traceback(r)
+        assert not marker.exists(), f"`hipport run {' '.join(args)}` ran the repository's python"
+        assert r.rc in (0, 2), (args, r.rc, r.err)
+
+
+# ------------------------------------------------------------------------------------------ 5: file names
+
+
+SHELL_NAME = "g;touch X$(touch Y)`touch Z`"
+
+
+def _shell_named_port(tmp_path: Path) -> Path:
+    root = tmp_path / "names"
+    root.mkdir()
+    (root / f"{SHELL_NAME}.cu").write_text(KERNEL)
+    (root / f"{SHELL_NAME}.hip").write_text("int main() { return 0; }\n")
+    return root
+
+
+def _touched(root: Path) -> list[str]:
+    """What `touch X$(touch Y)`touch Z`` makes when a shell runs it: Y, Z and X<something>."""
+    return sorted(p.name for p in root.iterdir() if p.name in ("Y", "Z") or p.name.startswith("X"))
+
+
+@pytest.mark.parametrize("extra", [[], ["--baseline"], ["--platform", "nvidia"]])
+def test_a_file_name_with_shell_characters_is_refused_by_name(tmp_path: Path, extra: list[str]) -> None:
+    root = _shell_named_port(tmp_path)
+    r = hipport("run", "--dry-run", *extra, f"{SHELL_NAME}.cu", cwd=root, timeout=120)
+    no_traceback(r)
+    assert r.rc == 2, (r.rc, r.out, r.err)
+    assert SHELL_NAME in r.err and "shell" in r.err, r.err
+    assert _touched(root) == []
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed")
+def test_debians_perl_hipcc_never_sees_a_shell_file_name(tmp_path: Path) -> None:
+    """Debian's hipcc is a Perl script that runs clang through a shell: the name used to run `touch`."""
+    root = _shell_named_port(tmp_path)
+    r = hipport("run", "--arch", "gfx90a", f"{SHELL_NAME}.cu", cwd=root, timeout=300)
+    no_traceback(r)
+    assert _touched(root) == [], "a command in the file name ran"
+    assert r.rc == 2 and SHELL_NAME in r.err, (r.rc, r.err)

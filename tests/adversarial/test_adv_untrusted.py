@@ -333,6 +333,24 @@ def test_a_configured_python_does_not_run_before_trust(tmp_path: Path) -> None:
         assert r.rc in (0, 2), (args, r.rc, r.err)
 
 
+# ------------------------------------------------------------------------------------------ 3: doctor
+
+
+def test_doctor_does_not_import_a_torch_from_the_current_folder(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    marker = tmp_path / "pwned-by-torch"
+    (root / "torch.py").write_text(f"open({str(marker)!r}, 'w').write('imported')\n")
+    r = hipport("doctor", ".", cwd=root, timeout=180)
+    no_traceback(r)
+    assert not marker.exists(), "doctor imported torch.py from the current folder"
+    # nor does the PyTorch check of a Python project's run
+    (root / "matmul_hip.py").write_text("import torch\n")
+    r = hipport("run", "--dry-run", "matmul_hip.py", cwd=root, timeout=180)
+    no_traceback(r)
+    assert not marker.exists(), "hipport run imported torch.py from the project folder"
+
+
 # ------------------------------------------------------------------------------------------ 5: file names
 
 

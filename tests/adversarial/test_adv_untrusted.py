@@ -389,3 +389,27 @@ def test_debians_perl_hipcc_never_sees_a_shell_file_name(tmp_path: Path) -> None
     no_traceback(r)
     assert _touched(root) == [], "a command in the file name ran"
     assert r.rc == 2 and SHELL_NAME in r.err, (r.rc, r.err)
+
+
+# ------------------------------------------------------------------------------------------ 8: -o and links
+
+
+@pytest.mark.parametrize(("link", "output"), [("out/kern", "out"), ("out", "out"), ("a", "a/out")])
+def test_convert_output_never_writes_through_a_linked_folder(tmp_path: Path, link: str, output: str) -> None:
+    """`-o out` used to check only the last component: a repository's `out/kern -> /elsewhere` received
+    files, with exit status 0."""
+    src = tmp_path / "src"
+    (src / "kern").mkdir(parents=True)
+    (src / "kern" / "k.cu").write_text(KERNEL)
+    (src / "top.cu").write_text(KERNEL)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / link).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / link).symlink_to(elsewhere, target_is_directory=True)
+    r = hipport("convert", "-q", "-o", output, "src", cwd=tmp_path, timeout=120)
+    no_traceback(r)
+    assert r.rc == 2 and len(r.err_lines) == 1, r.err
+    assert f"{link}: is a symbolic link" in r.err, r.err
+    assert list(elsewhere.iterdir()) == [], "written through a linked folder"
+    assert not (tmp_path / "out").is_dir() or (tmp_path / "out").is_symlink() or \
+        [p.name for p in (tmp_path / "out").iterdir()] == ["kern"]  # nothing written beside it either

@@ -516,7 +516,7 @@ def _plan_hip(
         mvars += _as_list(cfg.get("make_args"))
         mk = ["make", *script.make_file_args]
         make_trust = (f"make runs the recipes of {os.path.relpath(script.path, workdir)} (and what it includes)",
-                      *_from_config(cfg, "make_args"), *(args_trust if declares(text, "ARGS") else ()))
+                      *_from_config(cfg, "make_args", "defines"), *(args_trust if declares(text, "ARGS") else ()))
         steps.append(Step("make", [*mk, "-B", *mvars], script.cwd, env, "build", build_timeout, trust=make_trust))
         if launch:
             configured = _as_list(cfg.get("run") or cfg.get("command"))
@@ -542,7 +542,7 @@ def _plan_hip(
             configure.append(f"-DCMAKE_HIP_FLAGS={' '.join(extra)}")
         configure += _as_list(cfg.get("cmake_args"))
         cmake_trust = (f"cmake runs {os.path.relpath(script.path, workdir)} (execute_process, the CMake files it includes, "
-                       "custom commands)", *_from_config(cfg, "cmake_args"))
+                       "custom commands)", *_from_config(cfg, "cmake_args", "defines"))
         steps.append(Step("cmake configure", configure, script.cwd, env, "build", build_timeout, trust=cmake_trust))
         steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], script.cwd, env, "build", build_timeout,
                           trust=cmake_trust))

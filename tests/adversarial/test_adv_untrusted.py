@@ -209,15 +209,16 @@ def test_trust_shipped_inside_the_repository_is_ignored(tmp_path: Path) -> None:
 
 
 def test_configured_arguments_need_trust_and_never_reach_a_shell(tmp_path: Path) -> None:
-    root = _make_project(tmp_path, '[tool.hipport.run]\nargs = ["4096; echo PWNED >> log"]\n')
+    root = _make_project(tmp_path, '[tool.hipport.run]\nargs = ["4096; echo PWNED >> log", '
+                                   '"$(shell touch by-make)"]\n')
     rc, out = _run(root)
     assert rc == 2 and "4096; echo PWNED" in out and not (root / "built.txt").exists(), out
     assert not (root / "log").exists()
     rc, out = _run(root, "--trust")
     assert rc == 0 and (root / "built.txt").is_file(), out
-    # make passed ARGS to its recipe's shell as one quoted word: echoed, not run
-    assert (root / "args.txt").read_text() == "4096; echo PWNED >> log\n"
-    assert not (root / "log").exists()
+    # make passed ARGS to its recipe's shell as quoted words, expanding nothing in them: echoed, not run
+    assert (root / "args.txt").read_text() == "4096; echo PWNED >> log $(shell touch by-make)\n"
+    assert not (root / "log").exists() and not (root / "by-make").exists()
 
 
 def test_cmake_execute_process_runs_only_once_trusted(tmp_path: Path) -> None:

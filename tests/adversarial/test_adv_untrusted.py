@@ -315,6 +315,19 @@ async def test_a_repository_keymap_cannot_turn_a_navigation_key_into_a_build(tmp
         assert not isinstance(app.screen, ConfirmScreen), "j asked to build"
         assert not pane.has_class("-visible") and not pane.running, "j started a build"
         assert any("run.start" in str(n.message) for n in app._notifications)
+    # once the person trusts the project, its binding applies
+    from hipport.engine.toolchain.trust import remember, subject
+
+    remember(subject(root, config))
+    app = PortApp(ReviewSession.open(root, config), config, analysis=False)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        pane = app.screen.run_pane  # type: ignore[attr-defined]
+        pane.detection = Detection()
+        await pilot.press("j")
+        await pilot.pause(0.2)
+        assert pane.has_class("-visible"), "the trusted project's j is its build key"
 
 
 # ------------------------------------------------------------------------------------------ 2: interpreters

@@ -12,7 +12,7 @@ runs; remembered in the person's state folder (never in the project) until those
 that, not even the PyTorch check runs the project's `python`.
 
 Exit status: 0 passed (or built, not launched), 1 build/run failure, a failed check or a difference
-from the CUDA baseline, 2 usage error or commands not trusted.
+from the CUDA baseline, 2 usage error or the project not trusted.
 """
 
 from __future__ import annotations

@@ -32,10 +32,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .fsutil import WriteError, atomic_write
+from . import state_files
+from .fsutil import WriteError
 
 VERSION = 1
-CACHE_FILE = Path(".hipport") / "cache" / "analysis.json"
+CACHE_REL = "cache/analysis.json"  # under .hipport/, read and written only through state_files (no links)
 
 
 @lru_cache(maxsize=1)
@@ -109,15 +110,15 @@ def file_key(run_salt: str, path: Path, rel: str, data: bytes, project_headers: 
 
 def load(root: Path) -> dict[str, tuple[int, int, int]]:
     """The stored summaries by key (empty when there is none, or it is unreadable or of another version)."""
-    path = Path(root) / CACHE_FILE
-    if path.parent.is_symlink() or path.is_symlink():  # counts only from the project's own folder
-        return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = state_files.read(Path(root), CACHE_REL)  # counts only from the project's own folder
+        if raw is None:
+            return {}
+        data = json.loads(raw.decode("utf-8"))
         if data.get("version") != VERSION:
             return {}
         return {str(k): (int(v[0]), int(v[1]), int(v[2])) for k, v in data["entries"].items()}
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+    except (WriteError, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return {}
 
 
@@ -125,15 +126,11 @@ def save(root: Path, entries: dict[str, tuple[int, int, int]]) -> str | None:
     """Write the summaries of this run (atomically, under the project's lock); the reason when not."""
     from .project_lock import LockHeld, state_write_lock
 
-    path = Path(root) / CACHE_FILE
     text = json.dumps({"version": VERSION, "entries": {k: list(v) for k, v in entries.items()}},
                       separators=(",", ":"))
     try:
         with state_write_lock(Path(root)):
-            if path.parent.is_symlink():  # never write through a link (as review_state.check_state_dir)
-                return f"{path.parent} is a link; the analysis cache is not written"
-            path.parent.mkdir(exist_ok=True)
-            atomic_write(path, text.encode("utf-8"), sync_folder=False)
+            state_files.write(Path(root), CACHE_REL, text.encode("utf-8"))
     except (LockHeld, WriteError, OSError) as e:
         return str(e)
     return None

@@ -125,3 +125,16 @@ def is_inside(path: str | Path, root: str | Path) -> bool:
         return True
     except (ValueError, RuntimeError, OSError):  # RuntimeError: a symlink loop (x.cu -> x.cu)
         return False
+
+
+def first_link(path: str | Path, base: str | Path) -> Path | None:
+    """The first of `base` itself and each path component below it down to `path` (which lies under
+    `base`) that is a symbolic link; None when there is none. The folders above `base` are not looked at."""
+    here = Path(base)
+    if here.is_symlink():
+        return here
+    for part in Path(path).relative_to(base).parts:
+        here = here / part
+        if here.is_symlink():
+            return here
+    return None

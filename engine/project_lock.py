@@ -8,8 +8,12 @@ exits, however it exits, so a crash leaves no stale lock behind.
     with ProjectLock(root):      # raises LockHeld("... pid 1234 since 20:31 ...")
         app.run()
 
-Writers of other `.hipport/` files outside the app (`hipport run`: trust.json, baseline/*.json) take
-the same lock for the moment of their write (`state_write_lock`): in the app's own process, which
+The lock file is opened without following links (state_files.open_file): a repository that ships
+`.hipport/app.lock` as a link to a file of the person's is refused, naming it, and the file is never
+touched.
+
+Writers of other `.hipport/` files outside the app (`hipport run`: baseline/*.json; the analysis cache)
+take the same lock for the moment of their write (`state_write_lock`): in the app's own process, which
 holds it already, that costs nothing; elsewhere it waits a little for another short writer and is
 refused at once while an app has the project open (an app holds the lock for as long as it runs).
 """
@@ -25,7 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
-from .review_state import ensure_state_dir
+from . import state_files
+from .state_files import UnsafeStatePath
 
 LOCK_NAME = "app.lock"
 WRITE_WAIT = 5.0  # seconds a short writer waits for another short writer
@@ -37,6 +42,9 @@ class LockHeld(Exception):
 
 
 class ProjectLock:
+    """`acquire` raises LockHeld (another app) or state_files.UnsafeStatePath (app.lock is a link or not
+    a regular file); any other failure to open the lock is kept in `note` (a read-only project)."""
+
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.path = self.root / ".hipport" / LOCK_NAME
@@ -45,8 +53,9 @@ class ProjectLock:
 
     def acquire(self) -> None:
         try:
-            ensure_state_dir(self.root)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = state_files.open_file(self.root, LOCK_NAME, os.O_RDWR | os.O_CREAT)
+        except UnsafeStatePath:
+            raise
         except OSError as e:  # nothing can be saved here either; the session says so on the first save
             self.note = f"no app lock ({self.path}: {e.strerror or e})"
             return
@@ -97,25 +106,16 @@ def _flock(fd: int, root: Path, wait: float = WRITE_WAIT) -> None:
             time.sleep(0.05)
 
 
-def state_root(path: Path) -> Path | None:
-    """The project whose `.hipport/` holds `path` (None when `path` is not under a `.hipport/`)."""
-    for parent in Path(path).parents:
-        if parent.name == ".hipport":
-            return parent.parent
-    return None
-
-
 @contextmanager
 def state_write_lock(root: Path, wait: float = WRITE_WAIT) -> Iterator[None]:
     """Hold the project's app lock while reading and writing one `.hipport/` file (see the module's
     docstring). Raises LockHeld while an app (another process) has the project open; OSError/WriteError
-    when `.hipport/` cannot be made."""
+    when `.hipport/` cannot be made (state_files.UnsafeStatePath when it, or app.lock, is a link)."""
     root = Path(root)
     if os.path.realpath(root) in _HELD:  # this process is the app: it holds the lock already
         yield
         return
-    ensure_state_dir(root)
-    fd = os.open(root / ".hipport" / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = state_files.open_file(root, LOCK_NAME, os.O_RDWR | os.O_CREAT)
     try:
         _flock(fd, root, wait)
         try:

@@ -25,11 +25,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .fsutil import WriteError, atomic_write, is_inside
+from . import state_files
 from .model import FixStyle
+from .state_files import STATE_DIR, UnsafeStatePath
 
 STATE_VERSION = 1
-STATE_DIR = ".hipport"
 STATE_FILE = "state.json"
 
 
@@ -154,14 +154,22 @@ def parse_state(data: Any, path: Path) -> State:
 
 
 def load_state(root: Path) -> State:
-    """The saved state of the review at `root`, or an empty one. Raises StateError (one line)."""
+    """The saved state of the review at `root`, or an empty one (also when `.hipport/` is a link or no
+    folder: nothing is read through it, and each save says why it cannot save). Raises StateError (one
+    line), also for a state.json that is a link (`hipport open --fresh` moves it aside)."""
     path = state_path(root)
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return State()
+        state_files.check_dir(root)
+    except (UnsafeStatePath, OSError):
+        return State()  # nothing is read through a linked .hipport/; saving says why it cannot save
+    try:
+        raw = state_files.read(Path(root), STATE_FILE)  # never through a link (state_files)
+    except UnsafeStatePath as e:
+        raise StateError(str(e)) from None
     except OSError as e:
         raise StateError(f"{path}: cannot read ({e.strerror or e})") from None
+    if raw is None:
+        return State()
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -191,41 +199,18 @@ def dump_state(state: State) -> dict[str, Any]:
     return {"version": STATE_VERSION, "files": files}
 
 
-def check_state_dir(root: Path) -> Path:
-    """.hipport/ of `root`; WriteError if it is a link or leads out of the project (never write through)."""
-    d = Path(root) / STATE_DIR
-    if d.is_symlink() or (d.exists() and not is_inside(d, root)):
-        raise WriteError(f"{d} is a link; hipport writes its state only inside the project (remove the link)")
-    return d
-
-
-def ensure_state_dir(root: Path) -> Path:
-    """Create .hipport/ with a .gitignore of `*`, so git never sees hipport's bookkeeping."""
-    d = check_state_dir(root)
-    d.mkdir(exist_ok=True)
-    ignore = d / ".gitignore"
-    if not ignore.exists():
-        atomic_write(ignore, b"# hipport's review state; not part of the project\n*\n")
-    return d
-
-
 def save_state(root: Path, state: State) -> Path:
-    """Write state.json atomically (temp file, fsync, rename). Raises fsutil.WriteError (one line)."""
-    path = state_path(root)
-    try:
-        ensure_state_dir(root)
-    except OSError as e:
-        raise WriteError(f"{path.parent}: cannot create ({e.strerror or e})") from None
+    """Write state.json atomically (temp file, fsync, rename), never through a link (state_files).
+    Raises fsutil.WriteError (one line)."""
     text = json.dumps(dump_state(state), indent=2, sort_keys=False) + "\n"
-    atomic_write(path, text.encode("utf-8"))
-    return path
+    return state_files.write(Path(root), STATE_FILE, text.encode("utf-8"))
 
 
 def quarantine(root: Path) -> Path | None:
     """Move an unusable state.json aside as state.json.bad-<time>; return the new path (None if absent)."""
     path = state_path(root)
-    check_state_dir(root)
-    if not path.exists():
+    state_files.check_dir(root)  # the rename below stays inside a real .hipport/ (a link there is moved, not followed)
+    if not os.path.lexists(path):
         return None
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{STATE_FILE}.bad-{stamp}")

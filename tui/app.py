@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Iterable
 from functools import partial
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
@@ -23,6 +24,8 @@ from .keymap import REVIEW_KEYS, unknown_ids
 from .opening import first_file
 
 if TYPE_CHECKING:
+    from textual.message import Message
+
     from hipport.engine.config import Config
     from hipport.engine.project_analysis import ProjectAnalysis
     from hipport.engine.review import ReviewSession
@@ -85,6 +88,7 @@ class PortApp(App[int]):
             self._bad_theme = None
         self.theme = wanted
         self.keymap_overrides: dict[str, str] = dict(getattr(self.config, "keymap", {}) or {})
+        self.held_keys: dict[str, str] = {}  # the config's keys that start a build, until the project is trusted
         root = getattr(session, "root", None)
         self.sub_title = str(root) if root else ""
         self.root_note = root_note  # why this folder is the project (shown in the header)
@@ -130,11 +134,36 @@ class PortApp(App[int]):
             bad = unknown_ids(self.keymap_overrides)
             if bad:
                 self.notify(f"Unknown key binding id(s) in config: {', '.join(bad)}", severity="warning")
+            self._hold_build_keys()
             self.set_keymap(self.keymap_overrides)
         if self._bad_theme:
             self.notify(f"Unknown theme {self._bad_theme!r}; using hipport-dark.", severity="warning")
         self.push_screen(ReviewScreen(self.session))
         self.call_after_refresh(self.start_analysis)
+
+    def _hold_build_keys(self) -> None:
+        """A repository's keymap must not turn a key the person presses for something else into a build:
+        its bindings of the keys that start one apply only once the project is trusted (trust.py)."""
+        root = getattr(self.session, "root", None)
+        if self.config is None or root is None:
+            return
+        from hipport.engine.toolchain.trust import build_keys, is_trusted, subject
+
+        held = build_keys(self.config)
+        if not held or is_trusted(subject(Path(root), self.config)):
+            return
+        self.held_keys = held
+        for k in held:
+            self.keymap_overrides.pop(k, None)
+        keys = ", ".join(f"{k} = {v!r}" for k, v in held.items())
+        self.notify(f"The project's keymap binds keys that start a build ({keys}): not applied until you trust "
+                    "the project (the first build asks).", severity="warning", timeout=10)
+
+    def on_run_pane_trusted(self, message: Message) -> None:
+        if self.held_keys:
+            self.keymap_overrides.update(self.held_keys)
+            self.held_keys = {}
+            self.set_keymap(self.keymap_overrides)
 
     def start_analysis(self) -> None:
         if self.analysis is not None and not self._analysis_started:

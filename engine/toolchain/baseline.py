@@ -39,13 +39,13 @@ import re
 import struct
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..fsutil import atomic_write
-from ..project_lock import state_root, state_write_lock
+from .. import state_files
+from ..fsutil import WriteError, atomic_write
+from ..project_lock import state_write_lock
 
 FORMAT = 1
 DEFAULT_RTOL = {"fp64": 1e-8, "fp32": 1e-4, "tf32": 1e-3, "fp16": 1e-2, "bf16": 1e-2, "fp8": 1e-1}
@@ -93,26 +93,35 @@ class Baseline:
     commands: list[str] = field(default_factory=list)  # echoed by the run (make's recipe lines): not values
 
     def save(self, path: Path) -> None:
-        """Atomically; under the project's lock (the app's `.hipport/app.lock`) when `path` is in a
-        `.hipport/`. Raises project_lock.LockHeld while another process's app has the project open."""
+        """Atomically; when `path` is in a `.hipport/`, under the project's lock (the app's
+        `.hipport/app.lock`) and never through a link (state_files). Raises project_lock.LockHeld while
+        another process's app has the project open, fsutil.WriteError when it cannot be written."""
         data = (json.dumps(asdict(self), indent=1) + "\n").encode("utf-8")
-        root = state_root(path)
-        lock: AbstractContextManager[None] = state_write_lock(root) if root is not None else nullcontext()
-        with lock:
+        inside = state_files.rel_path(path)
+        if inside is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, data)
+            return
+        root, rel = inside
+        with state_write_lock(root):
+            state_files.write(root, rel, data)
 
 
 def load(path: Path) -> Baseline:
-    """ValueError (one line) for a file that is not a baseline of this format."""
+    """ValueError (one line) for a file that is not a baseline of this format (or, in a `.hipport/`, that is
+    a link: state_files)."""
     try:
-        d = json.loads(Path(path).read_text(encoding="utf-8"))
+        inside = state_files.rel_path(path)
+        raw = Path(path).read_bytes() if inside is None else state_files.read(*inside)
+        if raw is None:
+            raise FileNotFoundError(f"no such file: {path}")
+        d = json.loads(raw.decode("utf-8"))
         if d.get("format") != FORMAT:
             raise ValueError(f"{path}: baseline format {d.get('format')!r}, expected {FORMAT}")
         values = [Value(**v) for v in d["values"]]
         return Baseline(str(d["program"]), values, str(d.get("machine", "")), d.get("exit_code"),
                         [str(f) for f in d.get("files", [])], commands=[str(c) for c in d.get("commands", [])])
-    except (OSError, KeyError, TypeError, json.JSONDecodeError) as e:
+    except (OSError, WriteError, KeyError, TypeError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: not a hipport baseline ({e})") from None
 
 

@@ -15,13 +15,14 @@ it is, in any mode.
 Variables passed to make (only those the Makefile declares, so nothing is guessed):
     HIP=1 / HIP=0, the arch variable (the one `--offload-arch=$(X)` / `-arch=$(X)` reads, else OFFLOAD_ARCH,
     HIP_ARCH, GPU_TARGETS, AMDGPU_TARGETS; CUDA_ARCH, ARCH, SM for the baseline), NO_BLAS=1, BUILD=build/cuda (the baseline's own folder), EXTRA_FLAGS
-    and ARGS. Extra hipcc flags for a Makefile without EXTRA_FLAGS go through hipcc's
+    and ARGS (word lists shell-quoted, `$` doubled: `make_value`; a recipe's shell reads each word back as
+    one argument, so `args = ["4096; echo x"]` is text, never a command). Extra hipcc flags for a Makefile without EXTRA_FLAGS go through hipcc's
     HIPCC_COMPILE_FLAGS_APPEND. make runs with -B (always rebuild): the CUDA baseline and the port
     may build the same object and program names in the same folder.
 
 API:
     find_script(kind, workdir, home, settings) -> Script      (.path None: not ported, .why says so)
-    declares(text, var) -> bool ; has_target(text, name) -> bool
+    declares(text, var) -> bool ; has_target(text, name) -> bool ; make_value(words) -> str
     recipe_argv(argv) -> list[str] | None   (make's dry run of a make step: the lines make echoes for it)
     convert_command(names, output_mode, output_folder) -> str   (the `hipport convert` call that writes ports
                                                                  where a run looks for them)
@@ -31,6 +32,7 @@ API:
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,6 +137,12 @@ def recipe_argv(argv: list[str]) -> list[str] | None:
     return [*argv, "--just-print"]
 
 
+def make_value(words: list[str]) -> str:
+    """`words` as the value of a make variable given on the command line: make expands nothing in it
+    (`$` doubled) and a recipe's shell splits it back into exactly these words (each shell-quoted)."""
+    return shlex.join(words).replace("$", "$$")
+
+
 def make_vars(text: str, *, hip: bool, arch: str | None, no_blas: bool, extra: list[str], args: list[str]) -> list[str]:
     """The variables a run passes to make, limited to those the Makefile declares."""
     out: list[str] = []
@@ -149,11 +157,11 @@ def make_vars(text: str, *, hip: bool, arch: str | None, no_blas: bool, extra: l
     if not hip and declares(text, "BUILD"):
         out.append("BUILD=build/cuda")
     if extra and declares(text, "EXTRA_FLAGS"):
-        out.append("EXTRA_FLAGS=" + " ".join(extra))
+        out.append("EXTRA_FLAGS=" + make_value(extra))
     if no_blas and declares(text, "NO_BLAS"):
         out.append("NO_BLAS=1")
     if args and declares(text, "ARGS"):
-        out.append(f"ARGS={' '.join(args)}")
+        out.append(f"ARGS={make_value(args)}")
     return out
 
 

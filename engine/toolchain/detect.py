@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -372,8 +373,16 @@ def detect_nvidia(env: Mapping[str, str], timeout: float) -> tuple[list[Gpu], Cu
 
 # ---------------------------------------------------------------------------------------------- PyTorch
 
+# Run as `python -I -c` in an empty folder: neither the current folder nor a project's own `torch.py`
+# is on sys.path (`hipport doctor` in a cloned repository must not import it). -I also drops PYTHONPATH
+# and the user's site-packages; both are the person's own and a real run uses them, so the probe puts
+# them back (absolute PYTHONPATH entries; the user site as Python would: not in a virtual environment).
 _TORCH_PROBE = r"""
-import json
+import json, os, site, sys
+for entry in reversed([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p)]):
+    sys.path.insert(0, entry)
+if sys.prefix == sys.base_prefix and not os.environ.get("PYTHONNOUSERSITE"):
+    site.addsitedir(site.getusersitepackages())
 try:
     import torch
 except Exception as e:
@@ -416,9 +425,14 @@ def parse_torch_probe(text: str) -> TorchInfo:
 
 
 def detect_torch(env: Mapping[str, str], python: str | None, timeout: float) -> TorchInfo:
+    """`python`: the project's configured interpreter, run only once the project is trusted (callers:
+    tui/commands/run.py); None: hipport's own."""
     exe = python or sys.executable
+    if os.sep in exe and not os.path.isabs(exe):  # a relative path means the same in the neutral folder
+        exe = os.path.abspath(exe)
     try:
-        code, out = capture([exe, "-c", _TORCH_PROBE], env, timeout)
+        with tempfile.TemporaryDirectory(prefix="hipport-torch-probe-") as neutral:
+            code, out = capture([exe, "-I", "-c", _TORCH_PROBE], env, timeout, cwd=neutral)
     except RunnerError as e:
         return TorchInfo(found=False, error=str(e))
     if code is None:

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+from ..fsutil import WriteError
 from ..project_lock import LockHeld
 from .baseline import VERDICT, Baseline, Comparison, Value, compare, run_values
 from .baseline import load as load_baseline
@@ -401,7 +402,7 @@ def _check_baseline(report: RunReport, echoed: list[str] | None = None) -> None:
         try:
             Baseline(" ".join(run.step.argv), values, machine, run.exited.code,
                      commands=commands).save(plan.baseline_file)
-        except LockHeld as e:  # an app has the project open in another process: its lock, its files
+        except (LockHeld, WriteError) as e:  # an app has the project open elsewhere; a link in .hipport/
             report.baseline_notes.append(f"baseline NOT recorded: {e}")
             return
         report.baseline_saved = str(plan.baseline_file)

@@ -1,13 +1,15 @@
 """Build plans: how to build and launch a ported project on this machine.
 
 API:
-    plan(project_root, config=None, *, arch=None, device=None, detection=None, baseline=False) -> RunPlan
+    plan(project_root, config=None, *, arch=None, device=None, detection=None, baseline=False,
+         args=None) -> RunPlan
     RunPlan(kind, steps, launch, arch, notes)   kind: "single-file" | "cmake" | "make" | "python"
                                                 (or "custom": steps given by the caller); .blocked: one
                                                 line when it cannot build (convert first, a CMake project
                                                 in sibling mode, no nvcc or HIP headers for NVIDIA)
     Step(title, argv, cwd, env, role)           role: "build" | "run"; env is the FULL environment
-                                                (None: hipport's own, for caller-made steps)
+                                                (None: hipport's own, for caller-made steps); .trust:
+                                                what of the repository's it runs (trust.py)
 
 `project_root` is a directory (a Makefile or CMakeLists.txt, else its one CUDA/HIP source) or one
 file (.hip/.cu/.cpp or a .py script). The plan builds the PORTED files, named by engine/outputs.py
@@ -31,6 +33,10 @@ build-only machines lack). No AMD GPU -> the plan builds and says plainly that n
     python = "python3"                        interpreter for Python projects
     build_timeout = 900; run_timeout = 600    seconds
     no_blas = true                            build without the vendor BLAS (samples that support it)
+
+A single-file build hands repository-chosen names (the source, the program) and config values (defines,
+libs) to a compiler driver; Debian's hipcc (a Perl script) and nvcc pass their arguments through a
+shell, so any of them with shell characters is refused by name (`driver_safe`), never passed on.
 
 Size (~620 lines, over the ~600 guide): the AMD plan (_plan_hip) and the CUDA baseline plan
 (_plan_cuda) share this module's naming, project-kind, arch and config rules; kept together so each
@@ -89,7 +95,9 @@ class Step:
     env: dict[str, str] | None = None
     role: str = "build"  # "build" | "run"
     timeout: float | None = None
-    from_config: bool = False  # argv comes (partly) from [tool.hipport.run]: runs only once trusted (trust.py)
+    # what of the repository's this step runs (its Makefile, a [tool.hipport.run] value ...), one line
+    # each: it runs only once the person trusts the project (trust.py); empty: hipport's own command
+    trust: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:  # the app's name for the title
@@ -150,6 +158,26 @@ def ported_name(path: Path, settings: Config | None = None, home: Path | None = 
 def shim_header() -> Path:
     """hipport's *_sync compatibility header for HIP < 6.2 (see shims/hip_sync_compat.h)."""
     return Path(str(resources.files(__package__).joinpath("shims/hip_sync_compat.h")))
+
+
+_SHELL_SAFE = frozenset("_@%+=:,./-")
+
+
+def driver_safe(value: str, what: str, option: bool = False) -> str:
+    """`value` unchanged when a shell reads it as one plain word; PlanError naming it otherwise. Debian's
+    hipcc and nvcc hand their arguments to a shell: a name like `x;touch y$(id).cu` would run commands.
+    A file name must not start with '-' either (the driver would read an option); an `option` may."""
+    bad = "".join(sorted({c for c in value if not (c.isalnum() or c in _SHELL_SAFE)}))
+    if bad or (value.startswith("-") and not option) or not value:
+        why = f"has shell characters ({bad!r})" if bad else "starts with '-'" if value else "is empty"
+        raise PlanError(f"{what} {value!r} {why}: the compiler driver (hipcc, nvcc) passes its arguments "
+                        "through a shell, so hipport does not pass it on; rename it")
+    return value
+
+
+def _from_config(cfg: Mapping[str, Any], *keys: str) -> tuple[str, ...]:
+    """Step.trust lines for the [tool.hipport.run] values a step's argv takes."""
+    return tuple(f"[tool.hipport.run] {k} = {cfg[k]!r}" for k in keys if cfg.get(k))
 
 
 def _as_list(v: Any) -> list[str]:
@@ -287,8 +315,11 @@ def plan(
     env: Mapping[str, str] | None = None,
     platform: str = "amd",
     settings: Config | None = None,
+    args: list[str] | None = None,
 ) -> RunPlan:
-    """`settings` (the project's Config: output mode and folder) is read from the project when not given."""
+    """`settings` (the project's Config: output mode and folder) is read from the project when not given.
+    `args`: the program's arguments as the person gave them (`hipport run --args`): they replace the
+    config's `args` and, being the person's own, need no trust."""
     cfg: Mapping[str, Any] = config or {}
     check_run_config(cfg)
     root = Path(project_root).resolve()
@@ -320,10 +351,13 @@ def plan(
         script = None
     if platform not in PLATFORMS:
         raise PlanError(f"unknown platform {platform!r} (expected one of {', '.join(PLATFORMS)})")
+    args_trust = _from_config(cfg, "args") if args is None else ()
+    if args is not None:
+        cfg = {**cfg, "args": list(args)}
     if baseline:
-        made = _plan_cuda(kind, target, cfg, device, detection, base_env)
+        made = _plan_cuda(kind, target, cfg, device, detection, base_env, args_trust)
     else:
-        made = _plan_hip(kind, target, cfg, arch, device, detection, base_env, platform, script,
+        made = _plan_hip(kind, target, cfg, arch, device, detection, base_env, platform, script, args_trust,
                          functools.partial(ported_name, settings=settings, home=home),
                          functools.partial(convert_command, output_mode=settings.output_mode,
                                            output_folder=settings.output_folder))
@@ -393,6 +427,7 @@ def _plan_hip(
     base_env: dict[str, str],
     platform: str = "amd",
     script: Script | None = None,
+    args_trust: tuple[str, ...] = (),  # Step.trust for the program's arguments (none: the person's own)
     name: Callable[[Path], Path] = ported_name,
     convert: Callable[[list[str]], str] | None = None,  # the convert call for missing ports (by output mode)
 ) -> RunPlan:
@@ -438,8 +473,8 @@ def _plan_hip(
         extra += ["-include", str(shim_header())]
         notes.append(f"HIP {det.rocm.hip_version} predates the *_sync warp builtins (ROCm 6.2): added hipport's "
                      "compatibility header, which insists on 64-bit masks as ROCm 7 does")
-    for d in _as_list(cfg.get("defines")):
-        extra.append(f"-D{d}")
+    defines = _as_list(cfg.get("defines"))
+    extra += [f"-D{d}" for d in defines]
     # on NVIDIA, hipport's hipblas.h shim maps the calls onto cuBLAS
     no_blas = bool(cfg.get("no_blas")) or (not nvidia and not _hip_header_exists(det, "hipblas/hipblas.h"))
     build_timeout = float(cfg.get("build_timeout", 900))
@@ -462,22 +497,29 @@ def _plan_hip(
             else:
                 libs += [f"-I{det.rocm.root or '/opt/rocm'}/include/hipblas", "-lhipblas"]
         out = workdir / "build" / src.stem
-        argv = ["hipcc", *(f"--offload-arch={a}" for a in archs), "-O3", *extra, os.path.relpath(src, workdir), "-o", str(out.relative_to(workdir)), *libs]
+        source_arg = driver_safe(os.path.relpath(src, workdir), "file name")
+        program = driver_safe(str(out.relative_to(workdir)), "program name")
+        for value in (*defines, *_as_list(cfg.get("libs"))):
+            driver_safe(value, "[tool.hipport.run] defines/libs value", option=True)
+        argv = ["hipcc", *(f"--offload-arch={a}" for a in archs), "-O3", *extra, source_arg, "-o", program, *libs]
         # hipcc does not create the output folder
         steps.append(Step("mkdir build", ["mkdir", "-p", str(out.parent.relative_to(workdir))], workdir, env, "build", 30))
         steps.append(Step(f"hipcc {src.name}", argv, workdir, env, "build", build_timeout,
-                          from_config=bool(cfg.get("libs") or cfg.get("defines"))))
-        run_argv = _as_list(cfg.get("run") or cfg.get("command")) or [f"./{out.relative_to(workdir)}", *args]
+                          trust=_from_config(cfg, "defines", "libs")))
+        configured = _as_list(cfg.get("run") or cfg.get("command"))
+        run_argv = configured or [f"./{program}", *args]
         if launch:
             steps.append(Step(f"run {out.name}", run_argv, workdir, run_env, "run", run_timeout,
-                              from_config=bool(cfg.get("run") or cfg.get("command"))))
+                              trust=_from_config(cfg, "run", "command") if configured else args_trust))
     elif kind == "make":
         assert script is not None and script.path is not None
         text = script.path.read_text(encoding="utf-8", errors="replace")
         # on NVIDIA the AMD arch variable is emptied: no --offload-arch=gfx… in what make echoes (hipcc picks sm_NN)
         mvars = make_vars(text, hip=True, arch="" if nvidia else target_arch, no_blas=no_blas, extra=extra, args=args)
         if extra and not declares(text, "EXTRA_FLAGS"):
-            env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([env.get("HIPCC_COMPILE_FLAGS_APPEND", ""), *extra]).strip()
+            # hipcc puts this variable into the command line it hands to a shell: quoted, word by word
+            env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([env.get("HIPCC_COMPILE_FLAGS_APPEND", ""),
+                                                          shlex.join(extra)]).strip()
         if not nvidia and not any(v.split("=")[0] in (*HIP_ARCH_VARS, "ARCH") or v.startswith(f"{v.split('=')[0]}=gfx")
                                   for v in mvars):
             notes.append(f"the Makefile declares no arch variable ({', '.join(HIP_ARCH_VARS)}): it builds for the "
@@ -486,15 +528,17 @@ def _plan_hip(
             mvars.append(f"ROCM_PATH={det.rocm.root}")  # $(ROCM_PATH)/bin/hipcc: Debian's is /usr, not /opt/rocm
         mvars += _as_list(cfg.get("make_args"))
         mk = ["make", *script.make_file_args]
-        steps.append(Step("make", [*mk, "-B", *mvars], script.cwd, env, "build", build_timeout,
-                          from_config=bool(cfg.get("make_args"))))
+        make_trust = (f"make runs the recipes of {os.path.relpath(script.path, workdir)} (and what it includes)",
+                      *_from_config(cfg, "make_args", "defines"), *(args_trust if declares(text, "ARGS") else ()))
+        steps.append(Step("make", [*mk, "-B", *mvars], script.cwd, env, "build", build_timeout, trust=make_trust))
         if launch:
             configured = _as_list(cfg.get("run") or cfg.get("command"))
             if configured:
-                steps.append(Step("run", configured, script.cwd, run_env, "run", run_timeout, from_config=True))
+                steps.append(Step("run", configured, script.cwd, run_env, "run", run_timeout,
+                                  trust=_from_config(cfg, "run", "command")))
             elif has_target(text, "run"):
                 steps.append(Step("run", [*mk, "--no-print-directory", "run", *mvars], script.cwd, run_env, "run",
-                                  run_timeout, from_config=bool(cfg.get("make_args"))))
+                                  run_timeout, trust=make_trust))
             else:
                 notes.append("the Makefile has no `run` target: set [tool.hipport.run] run = [...] to launch it")
                 launch = False
@@ -510,15 +554,18 @@ def _plan_hip(
         if extra:
             configure.append(f"-DCMAKE_HIP_FLAGS={' '.join(extra)}")
         configure += _as_list(cfg.get("cmake_args"))
-        steps.append(Step("cmake configure", configure, script.cwd, env, "build", build_timeout,
-                          from_config=bool(cfg.get("cmake_args"))))
-        steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], script.cwd, env, "build", build_timeout))
+        cmake_trust = (f"cmake runs {os.path.relpath(script.path, workdir)} (execute_process, the CMake files it includes, "
+                       "custom commands)", *_from_config(cfg, "cmake_args", "defines"))
+        steps.append(Step("cmake configure", configure, script.cwd, env, "build", build_timeout, trust=cmake_trust))
+        steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], script.cwd, env, "build", build_timeout,
+                          trust=cmake_trust))
         run_argv = _as_list(cfg.get("run") or cfg.get("command"))
         if not run_argv:
             notes.append("set [tool.hipport.run] run = [...] to say how to launch a CMake project")
             launch = False
         elif launch:
-            steps.append(Step("run", run_argv, script.cwd, run_env, "run", run_timeout, from_config=True))
+            steps.append(Step("run", run_argv, script.cwd, run_env, "run", run_timeout,
+                              trust=_from_config(cfg, "run", "command")))
     else:  # python
         py = target if target.is_file() else _single_python(target, baseline=False, name=name)
         if not re.search(r"hip", py.stem, re.IGNORECASE) and name(py).exists():
@@ -531,7 +578,7 @@ def _plan_hip(
         run_env = {**run_env, "PYTORCH_ROCM_ARCH": ";".join(archs)}
         if launch:
             steps.append(Step(f"python {py.name}", [python, py.name, *args], py.parent, run_env, "run",
-                              build_timeout + run_timeout, from_config=bool(cfg.get("python"))))
+                              build_timeout + run_timeout, trust=(*_from_config(cfg, "python"), *args_trust)))
         elif gpu is not None:
             notes.append("nothing was built: a PyTorch extension is compiled by PyTorch itself when the py runs")
     if gpu is None:
@@ -581,6 +628,7 @@ def _plan_cuda(
     device: int | None,
     det: Detection,
     base_env: dict[str, str],
+    args_trust: tuple[str, ...] = (),  # Step.trust for the program's arguments (none: the person's own)
 ) -> RunPlan:
     gpu = _pick_gpu(det.nvidia_gpus, device, "NVIDIA")
     sm = gpu.arch if gpu is not None and gpu.arch else "sm_90"
@@ -601,47 +649,56 @@ def _plan_cuda(
         text = src.read_text(encoding="utf-8", errors="replace")
         libs = ["-lcublas"] if re.search(r"#\s*include\s*[<\"]cublas", text) else []
         out = workdir / "build" / (src.stem + "_cuda")
-        argv = [nvcc, "-O3", f"-arch={sm}", src.name, "-o", str(out.relative_to(workdir)), *libs]
+        program = driver_safe(str(out.relative_to(workdir)), "program name")
+        argv = [nvcc, "-O3", f"-arch={sm}", driver_safe(src.name, "file name"), "-o", program, *libs]
         steps.append(Step(f"nvcc {src.name}", argv, workdir, base_env, "build", build_timeout))
         if launch:
-            steps.append(Step(f"run {out.name}", [f"./{out.relative_to(workdir)}", *args], workdir, run_env, "run", run_timeout))
+            steps.append(Step(f"run {out.name}", [f"./{program}", *args], workdir, run_env, "run", run_timeout,
+                              trust=args_trust))
     elif kind == "make":
         mfile = build_file("make", workdir)
         text = mfile.read_text(encoding="utf-8", errors="replace")
         mvars = [*make_vars(text, hip=False, arch=sm, no_blas=bool(cfg.get("no_blas")), extra=[], args=args),
                  *_as_list(cfg.get("make_args"))]
+        make_trust = (f"make runs the recipes of {mfile.name} (and what it includes)", *_from_config(cfg, "make_args"),
+                      *(args_trust if declares(text, "ARGS") else ()))
         steps.append(Step("make (CUDA)", ["make", "-B", *mvars], workdir, base_env, "build", build_timeout,
-                          from_config=bool(cfg.get("make_args"))))
+                          trust=make_trust))
         configured = _as_list(cfg.get("run") or cfg.get("command"))
         if launch and configured:
-            steps.append(Step("run", configured, workdir, run_env, "run", run_timeout, from_config=True))
+            steps.append(Step("run", configured, workdir, run_env, "run", run_timeout,
+                              trust=_from_config(cfg, "run", "command")))
         elif launch and has_target(text, "run"):
             steps.append(Step("run", ["make", "--no-print-directory", "run", *mvars], workdir, run_env, "run",
-                              run_timeout, from_config=bool(cfg.get("make_args"))))
+                              run_timeout, trust=make_trust))
         elif launch:
             launch = False
             notes.append("the Makefile has no `run` target: set [tool.hipport.run] run = [...] to launch it")
     elif kind == "cmake":
         bdir = "build/hipport-cuda"
         text = (workdir / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
+        cmake_trust = ("cmake runs CMakeLists.txt (execute_process, the CMake files it includes, custom commands)",
+                       *_from_config(cfg, "cmake_args"))
         steps.append(Step("cmake configure", ["cmake", "-S", ".", "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
                                               f"-DCMAKE_CUDA_ARCHITECTURES={sm.removeprefix('sm_')}",
                                               *cmake_switches(text, "CUDA", False),
                                               *_as_list(cfg.get("cmake_args"))], workdir, base_env, "build", build_timeout,
-                          from_config=bool(cfg.get("cmake_args"))))
-        steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], workdir, base_env, "build", build_timeout))
+                          trust=cmake_trust))
+        steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], workdir, base_env, "build", build_timeout,
+                          trust=cmake_trust))
         run_argv = _as_list(cfg.get("run") or cfg.get("command"))
         if not run_argv:
             launch = False
             notes.append("set [tool.hipport.run] run = [...] to say how to launch a CMake project")
         elif launch:
-            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout, from_config=True))
+            steps.append(Step("run", run_argv, workdir, run_env, "run", run_timeout,
+                              trust=_from_config(cfg, "run", "command")))
     else:
         script = target if target.is_file() else _single_python(target, baseline=True)
         python = str(cfg.get("python") or sys.executable)
         if launch:
             steps.append(Step(f"python {script.name}", [python, script.name, *args], script.parent, run_env, "run",
-                              build_timeout + run_timeout, from_config=bool(cfg.get("python"))))
+                              build_timeout + run_timeout, trust=(*_from_config(cfg, "python"), *args_trust)))
     if gpu is None:
         notes.insert(0, f"No NVIDIA GPU found: CUDA baseline built for {sm}, nothing was launched." if steps else
                      "No NVIDIA GPU found: the CUDA baseline was not launched (PyTorch compiles the extension "

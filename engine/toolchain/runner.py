@@ -197,15 +197,18 @@ def run_sync(
     return asyncio.run(main())
 
 
-def capture(argv: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 5.0) -> tuple[int | None, str]:
-    """(exit code, stdout) of a short tool call; the whole process group is killed at the time limit
-    (a plain subprocess.run would wait for grandchildren that keep the pipe open). Code None = killed."""
+def capture(argv: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 5.0,
+            cwd: str | os.PathLike[str] | None = None) -> tuple[int | None, str]:
+    """(exit code, stdout) of a short tool call, in `cwd` (default: this process's); the whole process
+    group is killed at the time limit (a plain subprocess.run would wait for grandchildren that keep the
+    pipe open). Code None = killed."""
     import subprocess
 
     try:
         proc = subprocess.Popen(
             list(argv),
             env=dict(env) if env is not None else None,
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -19,7 +20,9 @@ from hipport.engine.config import Config, ConfigError
 from hipport.engine.review import Decision, ReviewError, ReviewSession
 from hipport.engine.toolchain.detect import VISIBILITY_VARS, Detection, Gpu
 from hipport.engine.toolchain.execute import run_plan
-from hipport.engine.toolchain.plan import plan
+from hipport.engine.toolchain.plan import PlanError, plan
+
+pytestmark = pytest.mark.security
 
 REPO = Path(__file__).resolve().parents[2]
 EVIL = ["x; touch pwned.cu", "$(touch pwned).cu", "`touch pwned`.cu", "a'b\"c && touch pwned.cu", "|touch pwned.cu"]
@@ -105,21 +108,36 @@ def _amd(index: int = 0) -> Detection:
     return Detection(amd_gpus=(Gpu("amd", index, "AMD Instinct MI300X", "gfx942"),))
 
 
-def test_run_builds_an_evil_file_name_as_one_argument(tmp_path: Path) -> None:
+def test_run_never_hands_an_evil_file_name_or_define_to_the_compiler_driver(tmp_path: Path) -> None:
+    """Debian's hipcc (Perl) and nvcc pass their arguments through a shell: a file name or a define with
+    shell characters is refused by name (issue 22 item 5), never passed on."""
     proj = tmp_path / "p"
     proj.mkdir()
     name = "x; touch pwned"
     (proj / f"{name}.cu").write_text(KERNEL)
     (proj / f"{name}.hip").write_text(KERNEL.replace("cuda", "hip"))
+    with pytest.raises(PlanError, match=re.escape(repr(f"{name}.hip"))):
+        plan(proj / f"{name}.cu", {}, detection=_amd(), arch="gfx942")
+    (proj / "k.cu").write_text(KERNEL)
+    (proj / "k.hip").write_text(KERNEL.replace("cuda", "hip"))
+    with pytest.raises(PlanError, match="shell"):
+        plan(proj / "k.cu", {"defines": ["A=1; touch pwned"]}, detection=_amd(), arch="gfx942")
+    assert pwned(tmp_path) == []
+
+
+def test_config_commands_and_arguments_are_argv_never_a_shell_line(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    proj.mkdir()
+    (proj / "k.cu").write_text(KERNEL)
+    (proj / "k.hip").write_text(KERNEL.replace("cuda", "hip"))
     log = tmp_path / "calls.jsonl"
     _fake_tool(tmp_path / "bin", "hipcc", log)
     env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    cfg = {"run": "echo hi; touch pwned", "args": ["$(touch pwned)"], "defines": ["A=1; touch pwned"]}
-    rp = plan(proj / f"{name}.cu", cfg, detection=_amd(), env=env, arch="gfx942")
+    cfg = {"run": "echo hi; touch pwned", "args": ["$(touch pwned)"], "defines": ["A=1"]}
+    rp = plan(proj / "k.cu", cfg, detection=_amd(), env=env, arch="gfx942")
     report = run_plan(rp, _amd(), monitor=False)
     calls = [json.loads(x) for x in log.read_text().splitlines()]
-    assert calls and f"{name}.hip" in calls[0]["argv"]  # the whole name, one argument
-    assert "-DA=1; touch pwned" in calls[0]["argv"]
+    assert calls and "k.hip" in calls[0]["argv"] and "-DA=1" in calls[0]["argv"]
     run_step = next(o for o in report.steps if o.step.role == "run")
     # a config string is split like a shell would split words, then run without one: `;` is text
     assert run_step.step.argv == ["echo", "hi;", "touch", "pwned"]

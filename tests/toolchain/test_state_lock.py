@@ -1,7 +1,8 @@
-"""The writers of `.hipport/` outside the app (trust.json from `hipport run`, baseline/*.json from
-`hipport run --baseline`) take the app's lock (`.hipport/app.lock`) for their write: refused while an
-app holds the project in another process, free inside the app's own process, and two writers in two
-processes never lose each other's update. Real processes, real flock."""
+"""The writers of `.hipport/` outside the app (baseline/*.json from `hipport run --baseline`, the analysis
+cache) take the app's lock (`.hipport/app.lock`) for their write: refused while an app holds the project
+in another process, free inside the app's own process, and two writers in two processes never lose each
+other's update. Real processes, real flock. (Trust is no `.hipport/` file: it is the person's, kept in
+their state folder; tests/toolchain/test_toolchain_trust.py.)"""
 
 from __future__ import annotations
 
@@ -14,14 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from hipport.engine import analysis_cache
 from hipport.engine.project_lock import LockHeld, ProjectLock, state_write_lock
 from hipport.engine.toolchain.baseline import Baseline, Value
-from hipport.engine.toolchain.detect import Detection, Gpu, RocmInstall
-from hipport.engine.toolchain.plan import plan
-from hipport.engine.toolchain.trust import remember, untrusted
-
-MI300X = Gpu("amd", 0, "AMD Instinct MI300X", "gfx942", 304, 2100)
-DET = Detection(amd_gpus=(MI300X,), rocm=RocmInstall(hip_version="7.0.0"))
+from hipport.engine.toolchain.baseline import load as load_baseline
 
 
 def project(tmp_path: Path) -> Path:
@@ -31,8 +28,10 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def trust_plan(root: Path, command: str):  # type: ignore[no-untyped-def]
-    return plan(root, {"run": command}, detection=DET, env={})
+def baseline(root: Path, name: str, value: str) -> Path:
+    path = root / ".hipport" / "baseline" / f"{name}.json"
+    Baseline("./k", [Value("x", value, float(value))], "", 0).save(path)
+    return path
 
 
 def holder(root: Path, what: str, seconds: float) -> subprocess.Popen[str]:
@@ -53,67 +52,58 @@ def holder(root: Path, what: str, seconds: float) -> subprocess.Popen[str]:
 
 def test_writers_are_refused_while_an_app_holds_the_project(tmp_path: Path) -> None:
     root = project(tmp_path)
-    rp = trust_plan(root, "./build/k --fast")
     app = holder(root, "app", 30)
     try:
         t = time.monotonic()
         with pytest.raises(LockHeld, match=r"another hipport has this project open \(pid \d+"):
-            remember(rp)
+            baseline(root, "k", "1")
         assert time.monotonic() - t < 2  # an app holds it for as long as it runs: no waiting
-        assert not (root / ".hipport" / "trust.json").exists()
-        with pytest.raises(LockHeld):
-            Baseline("./k", [Value("x", "1", 1.0)], "", 0).save(root / ".hipport" / "baseline" / "k.json")
         assert not (root / ".hipport" / "baseline" / "k.json").exists()
+        assert "another hipport has this project open" in (analysis_cache.save(root, {"a": (1, 2, 3)}) or "")
+        assert analysis_cache.load(root) == {}
     finally:
         app.kill()
         app.wait()
-    remember(rp)  # the app is gone: the kernel dropped its lock
-    assert untrusted(rp) == []
+    baseline(root, "k", "1")  # the app is gone: the kernel dropped its lock
+    assert analysis_cache.save(root, {"a": (1, 2, 3)}) is None and analysis_cache.load(root) == {"a": (1, 2, 3)}
 
 
 def test_the_apps_own_process_writes_under_its_lock(tmp_path: Path) -> None:
     root = project(tmp_path)
-    rp = trust_plan(root, "./build/k")
-    with ProjectLock(root):  # as the app does; its run pane then remembers trust in the same process
-        remember(rp)
-        Baseline("./k", [Value("x", "1", 1.0)], "", 0).save(root / ".hipport" / "baseline" / "k.json")
-    assert untrusted(rp) == []
-    assert json.loads((root / ".hipport" / "baseline" / "k.json").read_text())["program"] == "./k"
+    with ProjectLock(root):  # as the app does; its run pane then records a baseline in the same process
+        path = baseline(root, "k", "1")
+        assert analysis_cache.save(root, {"a": (1, 2, 3)}) is None
+    assert json.loads(path.read_text())["program"] == "./k"
 
 
 def test_a_short_writer_is_waited_for(tmp_path: Path) -> None:
     root = project(tmp_path)
-    rp = trust_plan(root, "./build/k")
     other = holder(root, "write", 0.6)
     try:
         t = time.monotonic()
-        remember(rp)
+        baseline(root, "k", "1")
         assert time.monotonic() - t >= 0.3  # waited for the other write, then wrote
     finally:
         other.wait()
-    assert untrusted(rp) == []
     with state_write_lock(root):  # and it was let go
         pass
 
 
-def test_two_processes_remembering_lose_nothing(tmp_path: Path) -> None:
-    """Each process records 12 different command sets (a read-modify-write of trust.json each time);
-    every one of the 24 is there at the end."""
+def test_two_processes_writing_baselines_lose_nothing(tmp_path: Path) -> None:
+    """Each process records 12 baselines; every one of the 24 is whole at the end, and no temp file is
+    left behind."""
     root = project(tmp_path)
     code = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from hipport.engine.toolchain.detect import Detection, Gpu, RocmInstall
-        from hipport.engine.toolchain.plan import plan
-        from hipport.engine.toolchain.trust import remember
-        det = Detection(amd_gpus=(Gpu("amd", 0, "AMD Instinct MI300X", "gfx942", 304, 2100),),
-                        rocm=RocmInstall(hip_version="7.0.0"))
+        from hipport.engine.toolchain.baseline import Baseline, Value
         for i in range(12):
-            remember(plan(Path({str(root)!r}), {{"run": f"./k --{{sys.argv[1]}}{{i}}"}}, detection=det, env={{}}))
+            Baseline("./k", [Value("x", str(i), float(i))], "", 0).save(
+                Path({str(root)!r}) / ".hipport" / "baseline" / f"{{sys.argv[1]}}{{i}}.json")
     """)
     procs = [subprocess.Popen([sys.executable, "-c", code, name]) for name in ("a", "b")]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     for name in ("a", "b"):
         for i in range(12):
-            assert untrusted(trust_plan(root, f"./k --{name}{i}")) == [], f"{name}{i} was lost"
-    assert not list((root / ".hipport").glob("*.tmp"))  # no fixed temp name left behind
+            assert load_baseline(root / ".hipport" / "baseline" / f"{name}{i}.json").values[0].text == str(i)
+    assert not list((root / ".hipport").rglob("*.hipport-tmp"))

@@ -8,6 +8,8 @@ import stat
 import sys
 from pathlib import Path
 
+import pytest
+
 from hipport.engine.toolchain.detect import detect, detect_torch, parse_torch_probe, tool_env
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "toolchain"
@@ -139,3 +141,27 @@ def test_torch_probe_timeout_and_garbage(tmp_path: Path) -> None:
     t = detect_torch({}, str(slow), timeout=0.5)
     assert not t.found and "longer than" in (t.error or "")
     assert not parse_torch_probe("Segmentation fault\n").found
+
+
+FAKE_TORCH = ("__version__ = '2.9.0+rocm7.0'\n"
+              "class version:\n    hip = '7.0.51831'\n    cuda = None\n"
+              "class cuda:\n    @staticmethod\n    def is_available():\n        return False\n")
+
+
+def test_torch_probe_ignores_the_current_folder_but_keeps_pythonpath(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -I` in an empty folder (issue 22 item 3): a torch.py where hipport runs is never imported; a
+    torch the person put on PYTHONPATH still is, as their own run would find it."""
+    here = tmp_path / "cloned-repo"
+    here.mkdir()
+    marker = tmp_path / "imported"
+    (here / "torch.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    monkeypatch.chdir(here)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    t = detect_torch(env, sys.executable, timeout=60)
+    assert not marker.exists()
+    site_dir = tmp_path / "site"
+    (site_dir / "torch").mkdir(parents=True)
+    (site_dir / "torch" / "__init__.py").write_text(FAKE_TORCH)
+    t = detect_torch({**env, "PYTHONPATH": str(site_dir)}, sys.executable, timeout=60)
+    assert t.found and t.version == "2.9.0+rocm7.0" and t.hip == "7.0.51831" and not marker.exists()

@@ -50,7 +50,7 @@ def test_sample_has_real_warp_findings() -> None:
 @pytest.mark.parametrize("style", [FixStyle.WAVE64, FixStyle.PORTABLE])
 def test_ported_gemm_builds_for_gfx90a_not_launched(tmp_path: Path, style: FixStyle) -> None:
     root = ported_sample(tmp_path, "all", style)
-    cp = hipport_run(str(root), "--arch", "gfx90a", "--json")
+    cp = hipport_run(str(root), "--arch", "gfx90a", "--json", "--trust")  # the sample's Makefile runs: trusted
     assert cp.returncode == 0, cp.stderr[-2000:]
     report = json.loads(cp.stdout)
     assert report["status"] == "built, not launched"
@@ -66,7 +66,7 @@ def test_ported_gemm_builds_for_gfx90a_not_launched(tmp_path: Path, style: FixSt
 @pytest.mark.hipcc
 def test_unfixed_port_fails_like_rocm7_with_a_located_explained_error(tmp_path: Path) -> None:
     root = ported_sample(tmp_path, "none")
-    cp = hipport_run(str(root), "--arch", "gfx90a", "--json")
+    cp = hipport_run(str(root), "--arch", "gfx90a", "--json", "--trust")
     assert cp.returncode == 1
     report = json.loads(cp.stdout)
     assert report["status"] == "build failed"

@@ -111,7 +111,10 @@ async def test_commands_from_the_config_run_only_once_trusted(project: Path) -> 
             await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
             await pilot.press("y")
             await settle(pilot, lambda: marker.exists() and not screen.run_pane.running)
-            assert json.loads((project / ".hipport" / "trust.json").read_text())["trusted"]
+            # remembered in the person's state folder, never in the project
+            assert not (project / ".hipport" / "trust.json").exists()
+            records = list((Path(os.environ["XDG_STATE_HOME"]) / "hipport" / "trust").glob("*.json"))
+            assert len(records) == 1 and json.loads(records[0].read_text())["project"] == str(project.resolve())
             # trusted once for this project: the next run asks nothing
             screen.run_pane.build_and_run(project, config)
             await settle(pilot, lambda: marker.read_text() == "xx" and not screen.run_pane.running)
@@ -167,6 +170,11 @@ async def test_a_cmake_style_hecbench_project_whose_port_builds(tmp_path: Path) 
         await pilot.press("b")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")  # write main.hip (and the rest of the port), then build
+        # make runs Makefile_hip, which the repository provides: the project is trusted first
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen)
+                     and "make runs the recipes of Makefile_hip" in str(app.screen.query_one("#question").render()))
+        assert "make -f Makefile_hip" in str(app.screen.query_one("#question").render())
+        await pilot.press("y")
         await settle(pilot, lambda: screen.run_pane.report is not None and not screen.run_pane.running)
         out = pane_text(screen.run_pane)
         assert screen.run_pane.report.status == "built, not launched", out[-3000:]

@@ -176,6 +176,24 @@ def _targets(items: list[Any], args: argparse.Namespace) -> list[Path | None]:
     return [None] * len(items)
 
 
+def _refuse_links(args: argparse.Namespace, targets: list[Path | None]) -> None:
+    """`-o OUT` never writes through a linked folder: not OUT itself, nor any folder below it on the way
+    to a target, nor (for a relative OUT) a folder on the way from the current one. A repository can ship
+    `out/kern` as a link to any folder of the person's (issue 22 item 8)."""
+    if not args.output:
+        return
+    from hipport.engine.fsutil import first_link
+
+    out = Path(args.output)
+    base = out if out.is_absolute() else Path(out.parts[0]) if out.parts else Path(".")
+    for t in targets:
+        # the folders; a link in place of the output file itself is refused when written (fsutil.atomic_write)
+        link = first_link(t.parent, base) if t is not None and t != base else None
+        if link is not None:
+            raise CliError(f"{link}: is a symbolic link; -o never writes through one (name the folder it leads "
+                           "to, or remove the link); nothing was written")
+
+
 def handle(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -199,6 +217,7 @@ def handle(args: argparse.Namespace) -> int:
     if to_stdout and (len(items) > 1 or items[0].root is not None):
         raise CliError("several files: give -o OUT (a folder), --in-place or --suffix (or --diff to preview)")
     targets = _targets(items, args)
+    _refuse_links(args, targets)
     if args.suffix:
         # outputs get new names: includes between the files of this conversion follow them
         import dataclasses

@@ -1,5 +1,7 @@
 """`hipport demo [--dir DIR]`: copy the bundled CUDA GEMM sample into a new git repository (a temp
-folder unless --dir) with an initial commit, then open the app on it.
+folder unless --dir) with an initial commit, then open the app on it. The sample is hipport's own, so
+that app trusts the folder it just made (its Makefile builds on `b` without asking); a later `hipport
+open` of it asks, as for any project.
 
 A temp folder is removed when the app closes if nothing was done there (the import commit only,
 nothing changed, staged or untracked; ignored build outputs do not count); otherwise it is kept and
@@ -84,9 +86,11 @@ def handle(args: argparse.Namespace) -> int:
     if args.no_open:
         print(dest)
         return 0
+    from hipport.engine.toolchain.trust import trust_for_session
     from hipport.tui.commands.open import open_app
 
     print(f"hipport demo: {dest}")
+    trust_for_session(dest)  # hipport made this folder from its own sample: its Makefile builds without asking
     try:
         return open_app(dest, theme=args.theme)
     finally:

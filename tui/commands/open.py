@@ -55,11 +55,12 @@ def confirm(question: str) -> bool:
 def open_app(root: Path, *, theme: str | None = None, fresh: bool = False, root_note: str = "") -> int:
     """Take the project's app lock, build the engine session for `root` and run the app until it quits."""
     from hipport.engine.project_lock import LockHeld, ProjectLock
+    from hipport.engine.state_files import UnsafeStatePath
 
     lock = ProjectLock(root)  # first: a second app must not even read (or --fresh set aside) the state
     try:
         lock.acquire()
-    except LockHeld as e:
+    except (LockHeld, UnsafeStatePath) as e:  # UnsafeStatePath: a .hipport/app.lock shipped as a link
         raise CliError(str(e)) from None
     try:
         return _run(root, theme, fresh, "; ".join(n for n in (root_note, lock.note) if n))

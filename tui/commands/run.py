@@ -5,11 +5,14 @@ the ported project and launch it on the local GPU, headless (the run pane's engi
 is compared with that record when there is one ("matches the CUDA baseline" or the first mismatches).
 --platform nvidia builds the HIP port with HIP's NVIDIA platform (nvcc) and runs it on the NVIDIA GPU.
 
-Commands from the project's own [tool.hipport.run] are shown as exact argv and run only once trusted
-(asked on a terminal, remembered in .hipport/trust.json; --trust for headless runs).
+Nothing the project provides runs before the person trusts the project (engine/toolchain/trust.py): its
+Makefile or CMakeLists.txt, and the commands, arguments and interpreter of its [tool.hipport.run]. They
+are shown, with every step as exact argv, and run once trusted: asked on a terminal, --trust for headless
+runs; remembered in the person's state folder (never in the project) until those files change. Before
+that, not even the PyTorch check runs the project's `python`.
 
 Exit status: 0 passed (or built, not launched), 1 build/run failure, a failed check or a difference
-from the CUDA baseline, 2 usage error, commands not trusted, or a plan that cannot build (convert first,
+from the CUDA baseline, 2 usage error, the project not trusted, or a plan that cannot build (convert first,
 a CMake project in sibling mode, ...; --dry-run too).
 """
 
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 
     from hipport.engine.config import Config
     from hipport.engine.toolchain.plan import RunPlan
+    from hipport.engine.toolchain.trust import Request
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -47,8 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="nvidia: build the HIP port with HIP's NVIDIA platform (nvcc + HIP headers) and run it on "
                    "the NVIDIA GPU (32-lane warps; proves the port runs and matches, not wave64 correctness)")
     p.add_argument("--trust", action="store_true",
-                   help="run the build/run commands from the project's [tool.hipport.run] without asking "
-                   "(remembered in .hipport/trust.json); needed when there is no terminal to ask on")
+                   help="trust the project: run its Makefile/CMakeLists.txt and the commands, arguments and "
+                   "interpreter of its [tool.hipport.run] without asking (remembered in your state folder, "
+                   "$XDG_STATE_HOME/hipport, until they change); needed when there is no terminal to ask on")
     add_format_option(p, help="json: print one JSON report on stdout (the build and run output goes to stderr); "
                       "default: text")
     p.add_argument("--list-devices", action="store_true", help="list the GPUs and exit")
@@ -69,45 +74,47 @@ def _config(path: Path) -> tuple[dict[str, object], Config]:
     return dict(cfg.run), cfg
 
 
-def _remember(rp: RunPlan, out: TextIO) -> bool:
-    """Record the trust under the project's lock; while an app has the project open it is not
-    recorded (this run goes ahead: the person just confirmed it)."""
-    from hipport.engine.project_lock import LockHeld
+def _remember(req: Request, out: TextIO) -> None:
+    """Record the person's yes; when the state folder cannot be written, this run still goes ahead (the
+    person just said yes) and the next one asks again."""
+    from hipport.engine.fsutil import WriteError
     from hipport.engine.toolchain.trust import remember
 
     try:
-        remember(rp)
-    except LockHeld as e:
+        where = remember(req.subject)
+    except WriteError as e:
         print(f"trusted for this run only, not remembered: {e}", file=out)
-        return False
-    return True
+        return
+    print(f"trusted; remembered in {where}", file=out)
 
 
-def _trusted(rp: RunPlan, args: argparse.Namespace, out: TextIO) -> bool:
-    """Commands from the project's config run only once trusted: asked on a terminal, else --trust."""
-    from hipport.engine.toolchain.trust import describe, untrusted
+def _trusted(req: Request | None, args: argparse.Namespace, out: TextIO) -> bool:
+    """What the project provides runs only once trusted: asked on a terminal, else --trust."""
+    from hipport.engine.toolchain.trust import describe
 
-    steps = untrusted(rp)
-    if not steps:
+    if req is None:
         return True
-    print("These commands come from the project's [tool.hipport.run] (exact argv):", file=out)
-    for line in describe(steps):
+    for line in describe(req):
         print(line, file=out)
     if args.trust:
-        if _remember(rp, out):
-            print("trusted (--trust); remembered in .hipport/trust.json", file=out)
+        _remember(req, out)
         return True
     if args.format != "json" and sys.stdin.isatty():
-        answer = input("Run them now and trust them for this project? [y/N] ").strip().lower()
+        try:
+            answer = input("Trust this project and run it? [y/N] ").strip().lower()
+        except EOFError:
+            answer = ""
         if answer in ("y", "yes"):
-            _remember(rp, out)
+            _remember(req, out)
             return True
-    print("not run: confirm on a terminal, or pass --trust to run the project's own commands", file=out)
+    print("not run: the project is not trusted; confirm on a terminal, or pass --trust to run what it "
+          "provides", file=out)
     return False
 
 
 def handle(args: argparse.Namespace) -> int:
     from hipport.engine.toolchain import detect as detect_mod
+    from hipport.engine.toolchain import trust
     from hipport.engine.toolchain.devices import choices
     from hipport.engine.toolchain.execute import (
         NO_SELF_CHECK,
@@ -119,7 +126,6 @@ def handle(args: argparse.Namespace) -> int:
     )
     from hipport.engine.toolchain.monitor import format_usage
     from hipport.engine.toolchain.plan import PlanError, plan
-    from hipport.engine.toolchain.trust import untrusted
     from hipport.tui.cli import CliError
 
     as_json = args.format == "json"
@@ -127,15 +133,22 @@ def handle(args: argparse.Namespace) -> int:
     if not path.exists():
         raise CliError(f"no such file or directory: {args.path}")
     cfg, settings = _config(path)
+    user_args = None
     if args.args is not None:
         import shlex
 
-        cfg["args"] = shlex.split(args.args)
+        user_args = shlex.split(args.args)  # the person's own: they need no trust
     wants_torch = path.suffix == ".py" or (path.is_dir() and not any(
         (path / n).exists() for n in ("Makefile", "makefile", "CMakeLists.txt")
     ) and any(path.glob("*.py")) and not any(path.glob("*.cu")))
-    detection = detect_mod.detect(torch=wants_torch, python=str(cfg["python"]) if cfg.get("python") else None)
+    # the project's own interpreter runs (for the PyTorch check too) only once the project is trusted
+    python = str(cfg["python"]) if cfg.get("python") else None
+    python_trusted = python is None or trust.is_trusted(trust.subject(path if path.is_dir() else path.parent, settings))
+    detection = detect_mod.detect(torch=wants_torch, python=python if python_trusted else None)
     out = sys.stderr if as_json else sys.stdout
+    if not python_trusted and wants_torch:
+        print(f"PyTorch checked with hipport's own Python: the project's python ({python}) runs only once the "
+              "project is trusted", file=out)
 
     if args.list_devices:
         devs = choices(detection, "amd") + choices(detection, "nvidia")
@@ -148,11 +161,14 @@ def handle(args: argparse.Namespace) -> int:
                 print("no GPU found")
         return 0
 
-    try:
-        rp = plan(path, cfg, arch=args.arch, device=args.device, detection=detection, baseline=args.baseline,
-                  platform=args.platform, settings=settings)
-    except PlanError as e:
-        raise CliError(str(e)) from None
+    def make_plan() -> RunPlan:
+        try:
+            return plan(path, cfg, arch=args.arch, device=args.device, detection=detection, baseline=args.baseline,
+                        platform=args.platform, settings=settings, args=user_args)
+        except PlanError as e:
+            raise CliError(str(e)) from None
+
+    rp = make_plan()
 
     for line in rp.describe() if args.dry_run else [rp.label + (f" on {rp.device.label()}" if rp.device else ""), *rp.notes]:
         print(line, file=out)
@@ -160,6 +176,9 @@ def handle(args: argparse.Namespace) -> int:
         print("an NVIDIA GPU is present: `hipport run --baseline` records the original CUDA program's results; "
               "`hipport run --platform nvidia` runs the HIP port on it and compares", file=out)
     if args.dry_run:
+        if trust.request(rp, settings) is not None:
+            print("the project is not trusted yet: a run shows what it provides and asks first (or --trust)",
+                  file=out)
         return 2 if rp.blocked else 0
     if not rp.ready:
         if rp.blocked:
@@ -173,10 +192,15 @@ def handle(args: argparse.Namespace) -> int:
             print("status: not launched")
         return 0
 
-    if not _trusted(rp, args, out):
-        if as_json:
-            print(json.dumps({"status": "not trusted", "commands": [s.argv for s in untrusted(rp)]}))
+    req = trust.request(rp, settings)
+    if not _trusted(req, args, out):
+        if as_json and req is not None:
+            print(json.dumps({"status": "not trusted", "reasons": list(req.reasons),
+                              "commands": [s.argv for s in req.steps]}))
         return 2
+    if not python_trusted and wants_torch:  # trusted now: the project's interpreter decides what runs
+        detection = detect_mod.detect(torch=True, python=python)
+        rp = make_plan()
 
     def on_event(event: RunEvent) -> None:
         if isinstance(event, StepStarted):

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the toolchain is imported when a build starts, not on the a
     from hipport.engine.toolchain.diagnostics import Diagnostic
     from hipport.engine.toolchain.execute import RunReport, StepEnded
     from hipport.engine.toolchain.plan import RunPlan
+    from hipport.engine.toolchain.trust import Request as TrustRequest
 
 # Output reaches the log in batches (one RichLog.write per FLUSH_SECONDS, not one per line): writing
 # line by line, a build printing 100,000 lines took minutes and froze the screen for seconds at a time.
@@ -64,6 +65,9 @@ class RunPane(Vertical):
             self.seconds = seconds
             self.output = output
             self.report = report      # the engine's verdict (None: cancelled)
+
+    class Trusted(Message):
+        """The person trusted the project: what it provides may run (the app applies its build keys)."""
 
     class Notice(Message):
         """One line for the screen's message bar."""
@@ -158,32 +162,37 @@ class RunPane(Vertical):
             self.app.call_from_thread(
                 self._cannot_run, "; ".join(p.notes) or "nothing to build yet: write the ported files first (w)")
             return
-        from hipport.engine.toolchain.trust import untrusted
+        from hipport.engine.toolchain.trust import request
 
-        if untrusted(p):
-            self.app.call_from_thread(self._ask_trust, p)
+        req = request(p, settings, keys=True)  # walks the tree's build files: here, off the event loop
+        if req is not None:
+            self.app.call_from_thread(self._ask_trust, p, req)
             return
         self.app.call_from_thread(self.start, p)
 
-    def _ask_trust(self, plan: RunPlan) -> None:
-        """Commands from the project's config run only after the person saw them as argv and said yes."""
-        from hipport.engine.toolchain.trust import describe, remember, untrusted
+    def _ask_trust(self, plan: RunPlan, req: TrustRequest) -> None:
+        """What the project provides (its Makefile, CMakeLists.txt, the commands of its config, its build
+        keys) runs only after the person saw it, with every step as exact argv, and said yes."""
+        from hipport.engine.fsutil import WriteError
+        from hipport.engine.toolchain.trust import describe, remember
 
         from ..screens.confirm import ConfirmScreen
 
-        lines = describe(untrusted(plan))
-        question = ("These commands come from the project's [tool.hipport.run] (exact argv):\n" + "\n".join(lines)
-                    + "\nRun them, and trust them for this project (remembered in .hipport/trust.json)?")
+        question = "\n".join(describe(req)) + "\nTrust this project and run it (remembered in your state folder)?"
 
         def answer(yes: bool | None) -> None:
             if yes:
-                remember(plan)
+                try:
+                    remember(req.subject)
+                except WriteError as e:
+                    self.post_message(self.Notice(f"Trusted for this run only, not remembered: {e}", "warning"))
+                self.post_message(self.Trusted())
                 self.start(plan)
             else:
-                self.set_status("✗ not run: the project's own commands were not trusted")
-                self.post_message(self.Notice("Not run: the project's commands were not trusted.", "warning"))
+                self.set_status("✗ not run: the project is not trusted")
+                self.post_message(self.Notice("Not run: the project is not trusted.", "warning"))
 
-        self.set_status("? waiting for you to trust the project's commands")
+        self.set_status("? waiting for you to trust the project")
         self.app.push_screen(ConfirmScreen(question, "Trust and run", "Don't run"), answer)
 
     def _cannot_run(self, why: str) -> None:

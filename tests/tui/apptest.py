@@ -27,6 +27,8 @@ from hipport.engine.model import (
 from hipport.engine.review import ReviewSession
 from hipport.engine.source import Source
 
+# warp_sum and gemm form one connected fix group (gemm calls warp_sum); main launches gemm, so the
+# group is SAFE (a kernel launched only from another file makes it REVIEW: compose.connected_groups)
 GEMM_CU = """\
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -53,6 +55,7 @@ int main() {
     float* d = nullptr;
     cudaMalloc(&d, 1024 * sizeof(float));
     cudaMemset(d, 0, 1024 * sizeof(float));
+    gemm<<<1, 64>>>(d, d, d, 32);
     cudaDeviceSynchronize();
     cudaFree(d);
     printf("ok\\n");

@@ -24,10 +24,22 @@ from hipport.tui.widgets.diff_view import DiffView
 from hipport.tui.widgets.run_pane import RunPane
 
 SIZE = (120, 32)  # side by side (the diff is stacked below 120 columns: test_layout.py)
-GROUP = ("W64-02:6:5", "W64-03:7:23")  # mask + shuffle offset: one fix group
-LANE = "W64-01:13:30"
-WARP = "W64-01:14:30"
+# warp_sum's mask and shuffle offset and the lane and warp index of gemm, which calls warp_sum: one connected
+# fix group (compose.connected_groups); the stride note (performance) is a group of its own
+GROUP = ("W64-02:6:5", "W64-03:7:23", "W64-01:13:30", "W64-01:14:30")
+LANE = GROUP[2]
+WARP = GROUP[3]
 STRIDE = "W64-04:16:36"
+LOGICAL_CALL = "v += hipport_shfl_down_sync(mask, v, offset);"  # warp_sum as a logical 32-lane warp
+WIDE_CALL = "v += __shfl_down_sync(mask, v, offset);"  # warp_sum as a 64-wide rewrite
+HELPERS = "#ifndef HIPPORT_LOGICAL_WARP_DEVICE"  # the first line of the inserted helper block
+
+
+def helper_lines() -> list[str]:
+    """The helper block the logical port inserts after gemm.cu's runtime include (one fixed text)."""
+    from hipport.engine.warp.logical import prelude_text
+
+    return prelude_text(["DEVICE"]).splitlines()
 
 
 def make_app(root: Path, config: Config | None = None, theme: str = "hipport-dark") -> PortApp:
@@ -68,17 +80,27 @@ async def test_accept_decides_whole_group_and_moves_on(project: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         s = screen.session
-        await pilot.press("y")
-        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 2
-        assert screen.current == LANE  # next undecided
-        assert "0xffffffffffffffffull" in s.result_text("gemm.cu")
+        before = s.result_text("gemm.cu")  # nothing accepted: warp_sum and gemm are logical 32-lane warps
+        assert LOGICAL_CALL in before and before.count(HELPERS) == 1 and "0xffffffffffffffffull" not in before
+        await pilot.press("y")  # warp_sum's fix group: the connected lane/warp index of gemm comes with it
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 4
+        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING  # a performance note is not joined to it
+        assert screen.current == STRIDE  # next undecided
+        after = s.result_text("gemm.cu")
+        # whole functions 64-wide: no logical call and no helper block is left in the file
+        assert "unsigned long long mask = 0xffffffffffffffffull;" in after and "offset = 32;" in after
+        assert "threadIdx.x % 64;" in after and "threadIdx.x / 64;" in after and WIDE_CALL in after
+        assert "hipport_" not in after and HELPERS not in after
+        assert s.held("gemm.cu") == {}
         dv = screen.query_one(DiffView)
         new_side = [r.new_text for r in dv.rows]
         assert any("0xffffffffffffffffull" in t for t in new_side)  # repainted from the session
-        assert dv.marks[GROUP[0]].decision == "✓"
+        assert not any(r.kind == "fold" and (r.old_no or 0) < 0 for r in dv.rows)  # the helper fold is gone
+        assert all(dv.marks[f].decision == "✓" for f in GROUP)
         await pilot.press("a")  # approve alias
-        assert s.decision("gemm.cu", LANE) == Decision.ACCEPTED
-        assert screen.current == WARP
+        assert s.decision("gemm.cu", STRIDE) == Decision.ACCEPTED
+        assert "k += 64)" in s.result_text("gemm.cu")
+        assert "Every finding of gemm.cu is decided" in screen.last_message
 
 
 async def test_reject_keys_n_and_r(project: Path) -> None:
@@ -87,11 +109,14 @@ async def test_reject_keys_n_and_r(project: Path) -> None:
         screen = await ready(pilot)
         s = screen.session
         await pilot.press("n")
-        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.REJECTED] * 2
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.REJECTED] * 4
+        assert screen.current == STRIDE
         await pilot.press("r")
-        assert s.decision("gemm.cu", LANE) == Decision.REJECTED
-        assert "0xffffffff;" in s.result_text("gemm.cu")
-        assert screen.query_one(DiffView).marks[LANE].decision == "✗"
+        assert s.decision("gemm.cu", STRIDE) == Decision.REJECTED
+        text = s.result_text("gemm.cu")  # rejected: the 32-bit mask stays, as a logical 32-lane warp
+        assert "unsigned mask = 0xffffffff;" in text and LOGICAL_CALL in text and "k += 32)" in text
+        marks = screen.query_one(DiffView).marks
+        assert marks[LANE].decision == "✗" and marks[STRIDE].decision == "✗"
 
 
 async def test_undo_and_redo(project: Path) -> None:
@@ -99,18 +124,20 @@ async def test_undo_and_redo(project: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         s = screen.session
-        await pilot.press("y", "n")
-        assert s.decision("gemm.cu", LANE) == Decision.REJECTED
+        await pilot.press("y", "n")  # accept the group, reject the stride note
+        assert s.decision("gemm.cu", STRIDE) == Decision.REJECTED
         await pilot.press("u")
-        assert s.decision("gemm.cu", LANE) == Decision.PENDING
-        assert screen.current == LANE
+        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
+        assert screen.current == STRIDE
         await pilot.press("u")
-        assert s.decision("gemm.cu", GROUP[0]) == Decision.PENDING
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.PENDING] * 4
+        assert LOGICAL_CALL in s.result_text("gemm.cu")  # undone: logical warps again
         await pilot.press("u")
         assert "Nothing to undo" in screen.last_message
         await pilot.press("ctrl+r")
-        assert s.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
-        assert s.decision("gemm.cu", LANE) == Decision.PENDING
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 4
+        assert WIDE_CALL in s.result_text("gemm.cu")
+        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
 
 
 async def test_accept_only_this_refuses_to_split_a_group(project: Path) -> None:
@@ -121,11 +148,18 @@ async def test_accept_only_this_refuses_to_split_a_group(project: Path) -> None:
         assert screen.current == GROUP[0]
         await pilot.press("full_stop")
         assert "must change together" in screen.last_message
-        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.PENDING] * 2
-        await pilot.press("j", "j")  # skip the group's second member, then to the lane finding
-        assert screen.current == LANE
-        await pilot.press("full_stop")  # a group of one may be decided alone
-        assert s.decision("gemm.cu", LANE) == Decision.ACCEPTED
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.PENDING] * 4
+        await pilot.press("j", "j", "j", "j")  # past the group's other members to the stride note
+        assert screen.current == STRIDE
+        await pilot.press("full_stop")  # a group of one, but gemm (its function) stays a logical warp
+        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
+        assert "W64-04 at line 16 cannot be applied" in screen.last_message
+        assert "hold group mask, which stays a logical warp" in screen.last_message
+        await pilot.press("K", "K", "K", "K", "y")  # the group first: gemm is then 64-wide
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 4
+        assert screen.current == STRIDE
+        await pilot.press("full_stop")  # now the group of one may be decided alone
+        assert s.decision("gemm.cu", STRIDE) == Decision.ACCEPTED
 
 
 async def test_next_previous_undecided_and_any(project: Path) -> None:
@@ -138,13 +172,15 @@ async def test_next_previous_undecided_and_any(project: Path) -> None:
         assert screen.current == WARP
         await pilot.press("k")
         assert screen.current == LANE
-        await pilot.press("y")  # accept LANE -> moves to WARP
+        await pilot.press("n")  # reject LANE's group (all of GROUP) -> moves to the stride note
+        assert screen.current == STRIDE
+        await pilot.press("k")  # previous undecided: every earlier finding is decided
+        assert "No previous undecided finding" in screen.last_message and screen.current == STRIDE
+        await pilot.press("J")
+        assert "No next finding" in screen.last_message
+        await pilot.press("K")  # any state: STRIDE -> WARP (decided)
         assert screen.current == WARP
-        await pilot.press("k")  # previous undecided skips the decided LANE
-        assert screen.current == GROUP[1]
-        await pilot.press("J")  # any state: GROUP[1] -> LANE (decided)
-        assert screen.current == LANE
-        await pilot.press("K", "K")
+        await pilot.press("K", "K", "K")
         assert screen.current == GROUP[0]
         await pilot.press("K")
         assert "No previous finding" in screen.last_message
@@ -176,16 +212,46 @@ async def test_fold_and_unfold(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         dv = screen.query_one(DiffView)
-        folds = [i for i, r in enumerate(dv.rows) if r.kind == "fold"]
-        assert folds and dv.rows[folds[0]].hidden >= 190
+        # the helper block (one fold row keyed by minus its first new line), then the 200 unchanged lines
+        unchanged = [i for i, r in enumerate(dv.rows) if r.kind == "fold" and (r.old_no or 0) > 0]
+        assert [r.old_no for r in dv.rows if r.kind == "fold" and (r.old_no or 0) < 0] == [-2]
+        assert unchanged and dv.rows[unchanged[0]].hidden >= 190
         before = len(dv.rows)
-        dv.cursor = folds[0]
+        dv.cursor = unchanged[0]
         await pilot.press("space")
         assert len(dv.rows) >= before + 190
-        assert not any(r.kind == "fold" and r.hidden >= 190 for r in dv.rows)
+        assert not any(r.kind == "fold" and r.hidden >= 190 and (r.old_no or 0) > 0 for r in dv.rows)
+        assert any(r.kind == "fold" and r.old_no == -2 for r in dv.rows)  # the helpers stay folded
         await pilot.press("space")  # off a fold row: fold everything again
         assert len(dv.rows) == before
-        assert "⋯" in "".join(dv.render_line(y).text for y in range(dv.size.height)) or folds[0] > dv.size.height
+        assert "⋯" in "".join(dv.render_line(y).text for y in range(dv.size.height)) or unchanged[0] > dv.size.height
+
+
+async def test_helper_block_is_one_fold_row_that_space_expands(project: Path) -> None:
+    helpers = helper_lines()
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        dv = screen.query_one(DiffView)
+        assert (dv.rows[0].old_text, dv.rows[0].new_text) == ("#include <cuda_runtime.h>", "#include <hip/hip_runtime.h>")
+        fold = dv.rows[1]  # right after the runtime include: every helper line in one row
+        assert (fold.kind, fold.old_no, fold.new_no, fold.hidden) == ("fold", -2, 2, len(helpers))
+        assert sum(1 for r in dv.rows if r.old_no is None and r.new_no is not None) == 0  # nothing else inserted
+        assert (dv.rows[2].old_no, dv.rows[2].new_no) == (2, 2 + len(helpers))  # HIP lines shift by the block
+        screen_text = "".join(dv.render_line(y).text for y in range(dv.size.height))
+        assert f"⋯ {len(helpers)} lines inserted by hipport (helpers) (space to expand) ⋯" in screen_text
+        before = len(dv.rows)
+        dv.cursor = 1
+        await pilot.press("space")
+        assert len(dv.rows) == before - 1 + len(helpers)
+        shown = dv.rows[1:1 + len(helpers)]
+        assert [(r.kind, r.old_no, r.old_text) for r in shown] == [("change", None, "")] * len(helpers)
+        assert [r.new_no for r in shown] == list(range(2, 2 + len(helpers)))
+        assert [r.new_text for r in shown] == helpers
+        assert not any(r.kind == "fold" and (r.old_no or 0) < 0 for r in dv.rows)
+        dv.cursor = 0
+        await pilot.press("space")  # off a fold row: fold everything again
+        assert len(dv.rows) == before and dv.rows[1] == fold
 
 
 async def test_switch_fix_style_per_finding_and_per_file(project: Path) -> None:
@@ -193,15 +259,20 @@ async def test_switch_fix_style_per_finding_and_per_file(project: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         s = screen.session
-        await pilot.press("s")
-        assert s.style("gemm.cu", GROUP[0]).value == "portable"
-        assert s.style("gemm.cu", LANE).value == "wave64"
+        await pilot.press("s")  # the whole group: mask, offset, lane and warp index
+        assert [s.style("gemm.cu", f).value for f in GROUP] == ["portable"] * 4
+        assert s.style("gemm.cu", STRIDE).value == "wave64"
         panel_text = str(screen.query_one("#finding-body").render())
         assert "[portable]" in panel_text and "__activemask()" in panel_text
-        await pilot.press("y")
-        assert "__activemask()" in s.result_text("gemm.cu")
-        await pilot.press("S")  # whole file: from LANE's wave64 to portable
-        assert all(s.style("gemm.cu", f).value == "portable" for f in (LANE, WARP, STRIDE))
+        await pilot.press("j", "j", "j", "j")
+        assert screen.current == STRIDE
+        await pilot.press("S")  # whole file: from STRIDE's wave64 to portable
+        assert all(s.style("gemm.cu", f).value == "portable" for f in (*GROUP, STRIDE))
+        assert LOGICAL_CALL in s.result_text("gemm.cu")  # a style is not a decision
+        await pilot.press("A")
+        text = s.result_text("gemm.cu")
+        assert "unsigned long long mask = __activemask();" in text and "threadIdx.x % warpSize;" in text
+        assert "k += warpSize)" in text and "hipport_" not in text
 
 
 async def test_accept_and_reject_rest_of_file(project: Path) -> None:
@@ -209,22 +280,41 @@ async def test_accept_and_reject_rest_of_file(project: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         s = screen.session
-        await pilot.press("n", "A")
+        await pilot.press("n", "A")  # the stride note alone: its function gemm stays a logical warp
+        assert s.progress("gemm.cu") == (4, 5)
+        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
+        refusal = screen.last_message
+        assert "W64-04 at line 16 cannot be applied" in refusal and "hold group mask, which stays a logical warp" in refusal
+        await pilot.press("u")
+        assert s.progress("gemm.cu") == (0, 5)
+        await pilot.press("A")
         assert s.progress("gemm.cu") == (5, 5)
-        assert s.decision("gemm.cu", GROUP[0]) == Decision.REJECTED
-        assert s.decision("gemm.cu", STRIDE) == Decision.ACCEPTED
+        assert all(s.decision("gemm.cu", f) == Decision.ACCEPTED for f in (*GROUP, STRIDE))
+        wide = s.result_text("gemm.cu")
+        assert WIDE_CALL in wide and "k += 64)" in wide and "hipport_" not in wide
         await pilot.press("u", "R")
-        assert s.decision("gemm.cu", STRIDE) == Decision.REJECTED
+        assert s.progress("gemm.cu") == (5, 5)
+        assert all(s.decision("gemm.cu", f) == Decision.REJECTED for f in (*GROUP, STRIDE))
+        rejected = s.result_text("gemm.cu")  # rejected: written as logical 32-lane warps, like pending
+        assert LOGICAL_CALL in rejected and rejected.count(HELPERS) == 1 and "k += 32)" in rejected
+    # the group had just been rejected: only accepting it too lets the note apply; rejecting does not
+    assert "reject one of them" not in refusal, refusal
 
 
 async def test_write_puts_result_beside_the_source(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("y", "w")
+        await pilot.press("w")  # nothing decided: the logical-warp port
         out = project / "gemm.hip"
         assert out.read_text() == screen.session.result_text("gemm.cu")
+        assert LOGICAL_CALL in out.read_text() and out.read_text().count(HELPERS) == 1
+        assert "hipMalloc" in out.read_text() and "0xffffffffffffffffull" not in out.read_text()
+        assert "Wrote gemm.hip" in screen.last_message
+        await pilot.press("A", "w")  # every group accepted: the 64-wide rewrite replaces it
+        assert out.read_text() == screen.session.result_text("gemm.cu")
         assert "0xffffffffffffffffull" in out.read_text() and "hipMalloc" in out.read_text()
+        assert "hipport_" not in out.read_text()
         assert (project / "gemm.cu").read_text().count("cudaMalloc") == 1  # original untouched
         assert screen.session.entry("gemm.cu").status == FileStatus.WRITTEN
         assert "Wrote gemm.hip" in screen.last_message
@@ -258,12 +348,14 @@ async def test_commit_dialog_commits_exactly_the_written_file(project: Path) -> 
         screen = await ready(pilot)
         await pilot.press("c")
         assert "Nothing to commit" in screen.last_message
-        await pilot.press("y", "n", "w", "c")
+        await pilot.press("n", "w", "c")  # the group rejected (written as logical warps), the note pending
         await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, CommitScreen)
-        assert "gemm.cu -> gemm.hip" in dialog.message and "W64-02 (wave64)" in dialog.message
-        assert "rejected" in dialog.message
+        assert "gemm.cu -> gemm.hip" in dialog.message
+        message = dialog.message
+        rejected = message[message.index("rejected"):]
+        assert "W64-01 x2" in rejected and "W64-02 x1" in rejected and "W64-03 x1" in rejected
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -273,9 +365,11 @@ async def test_commit_dialog_commits_exactly_the_written_file(project: Path) -> 
     shown = git(project, "show", "--name-only", "--format=", "HEAD").split()
     assert shown == ["gemm.hip"]
     body = git(project, "show", "HEAD:gemm.hip")
-    assert "0xffffffffffffffffull" in body
+    assert LOGICAL_CALL in body and body.count(HELPERS) == 1 and "0xffffffffffffffffull" not in body
     assert git(project, "diff", "--cached", "--name-only").split() == ["notes.txt"]  # still staged, untouched
     assert git(project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    # a rejected 64-wide rewrite leaves its code as logical 32-lane warps (the committed body), not as translated
+    assert "logical" in rejected and "left as translated" not in message, message
 
 
 async def test_commit_on_a_new_hipport_branch(project: Path) -> None:
@@ -329,26 +423,27 @@ async def test_decisions_survive_closing_and_reopening(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await pilot.press("y", "n", "s")
+        await pilot.press("n", "s")  # reject the group, then the stride note's style
     state = (project / ".hipport" / "state.json").read_text()
-    assert '"version": 1' in state and '"accepted"' in state
+    assert '"version": 1' in state and '"rejected"' in state and '"portable"' in state
     app2 = make_app(project)
     async with app2.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         s = screen.session
-        assert s.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
-        assert s.decision("gemm.cu", LANE) == Decision.REJECTED
-        assert s.style("gemm.cu", WARP).value == "portable"
-        assert screen.current == WARP  # the first undecided
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.REJECTED] * 4
+        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
+        assert s.style("gemm.cu", STRIDE).value == "portable" and s.style("gemm.cu", LANE).value == "wave64"
+        assert screen.current == STRIDE  # the first undecided
         marks = screen.query_one(DiffView).marks
-        assert marks[GROUP[0]].decision == "✓" and marks[LANE].decision == "✗"
+        assert marks[GROUP[0]].decision == "✗" and marks[STRIDE].decision == "?"
+        assert LOGICAL_CALL in s.result_text("gemm.cu")  # the rejected group: logical warps
 
 
 async def test_file_changed_on_disk_shows_stale_decisions(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await pilot.press("y")
+        await pilot.press("A")  # every group accepted (the stride note too)
     src = project / "gemm.cu"
     src.write_text(src.read_text().replace("float acc = 0.0f;", "float acc = 0.0f; // changed"))
     app2 = make_app(project)
@@ -357,7 +452,7 @@ async def test_file_changed_on_disk_shows_stale_decisions(project: Path) -> None
         s = screen.session
         assert s.entry("gemm.cu").status == FileStatus.STALE
         marks = screen.query_one(DiffView).marks
-        assert marks[GROUP[0]].decision == "~" and marks[LANE].decision == "?"
+        assert marks[GROUP[0]].decision == "~" and marks[STRIDE].decision == "~"
         title = str(screen.query_one("#diff-title").render())
         assert "STALE" in title
         assert "0xffffffffffffffffull" not in s.result_text("gemm.cu")  # never silently applied
@@ -367,14 +462,15 @@ async def test_file_changed_on_disk_shows_stale_decisions(project: Path) -> None
         assert not (project / "gemm.hip").exists()
         await pilot.press("exclamation_mark")  # re-review: keep decisions that still match
         assert s.entry("gemm.cu").status != FileStatus.STALE
-        assert s.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
+        assert [s.decision("gemm.cu", f) for f in (*GROUP, STRIDE)] == [Decision.ACCEPTED] * 5
+        assert "0xffffffffffffffffull" in s.result_text("gemm.cu")  # applied again once re-reviewed
 
 
 async def test_quit_with_unwritten_decisions_asks(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await pilot.press("y", "q")
+        await pilot.press("n", "q")  # a rejection is a decision too
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         assert "not written" in app.screen.question
@@ -406,9 +502,10 @@ async def test_keys_remapped_by_binding_id_from_config(project: Path) -> None:
         await pilot.press("y")
         assert s.decision("gemm.cu", GROUP[0]) == Decision.PENDING  # y no longer accepts
         await pilot.press("x")
-        assert s.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
-        await pilot.press("ctrl+n")
-        assert screen.current == WARP
+        assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 4
+        assert screen.current == STRIDE  # x moved on like y
+        await pilot.press("K", "K", "ctrl+n")  # from LANE (decided) to the next undecided
+        assert screen.current == STRIDE
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -449,13 +546,13 @@ async def test_sixteen_colour_terminal_keeps_symbols(project: Path) -> None:
     app = PortApp(open_session(project), theme="ansi-dark", ansi_color=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("y")
         dv = screen.query_one(DiffView)
         text = [dv.render_line(y).text for y in range(dv.size.height)]
-        assert any(t.startswith("W?") for t in text)
-        await pilot.press("K", "K")
+        assert any(t.startswith("C?") for t in text) and any(t.startswith("W?") for t in text)
+        await pilot.press("A")
         text = [dv.render_line(y).text for y in range(dv.size.height)]
-        assert any(t.startswith("C✓") for t in text)
+        assert any(t.startswith("C✓") for t in text) and any(t.startswith("P✓") for t in text)
+        assert not any(t[:2] in ("C?", "W?", "P?") for t in text)
 
 
 async def test_output_mode_switch_writes_in_place_and_keeps_original(project: Path) -> None:
@@ -501,7 +598,7 @@ async def test_command_palette_has_an_entry_per_action(project: Path) -> None:
         if result is not None:
             await result
         await pilot.pause()
-        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
+        assert [screen.session.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 4
 
 
 async def test_run_pane_streams_and_stops(project: Path) -> None:
@@ -573,10 +670,12 @@ async def test_build_diagnostics_jump_to_the_hip_line(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("y", "w", "right_curly_bracket")
+        await pilot.press("w", "right_curly_bracket")  # the logical port: the helper block shifts HIP lines
         await ready(pilot)
         assert screen.rel == "model.py"
-        code = "print('gemm.hip:13:16: error: use of undeclared identifier lane')"
+        at = 13 + len(helper_lines())  # gemm.cu:13, `int lane = threadIdx.x % 32;`
+        assert (project / "gemm.hip").read_text().splitlines()[at - 1] == "    int lane = threadIdx.x % 32;"
+        code = f"print('gemm.hip:{at}:16: error: use of undeclared identifier lane')"
         screen.run_pane.start(custom_plan([Step("build", [sys.executable, "-c", code], project)]))
         await wait_run(pilot, screen.run_pane)
         assert any("press x" in line for line in screen.run_pane.output)
@@ -584,8 +683,8 @@ async def test_build_diagnostics_jump_to_the_hip_line(project: Path) -> None:
         await ready(pilot)
         assert screen.rel == "gemm.cu", screen.last_message
         dv = screen.query_one(DiffView)
-        assert dv.rows[dv.cursor].new_no == 13
-        assert "gemm.hip:13:16" in screen.last_message
+        assert (dv.rows[dv.cursor].old_no, dv.rows[dv.cursor].new_no) == (13, at)
+        assert f"gemm.hip:{at}:16" in screen.last_message
 
 
 async def test_doctor_and_device_picker_without_a_gpu(project: Path) -> None:
@@ -706,7 +805,7 @@ async def test_a_partly_accepted_group_from_saved_state_is_shown_held(project: P
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await pilot.press("y")  # the whole mask group
+        await pilot.press("A")  # the whole mask group and the stride note
     state_file = project / ".hipport" / "state.json"
     state = json.loads(state_file.read_text())
     del state["files"]["gemm.cu"]["decisions"][GROUP[1]]  # as if saved by an analysis without it
@@ -715,11 +814,14 @@ async def test_a_partly_accepted_group_from_saved_state_is_shown_held(project: P
     async with app2.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         s = screen.session
-        assert s.held("gemm.cu")
-        assert "0xffffffffffffffffull" not in s.result_text("gemm.cu")  # never half-applied
+        assert "mask" in s.held("gemm.cu")
+        text = s.result_text("gemm.cu")
+        assert "0xffffffffffffffffull" not in text  # never half-applied: the group stays a logical warp
+        assert LOGICAL_CALL in text and "% 64" not in text and "k += 64)" not in text  # gemm too: not mixed
         marks = screen.query_one(DiffView).marks
         assert marks[GROUP[0]].decision == "!"
         assert "held back" in str(screen.query_one("#diff-title").render())
-        await pilot.press("K", "K", "K")
+        assert screen.current == GROUP[1]  # the one without a decision
+        await pilot.press("K")
         assert screen.current == GROUP[0]
         assert "NOT applied" in str(screen.query_one("#finding-body").render())

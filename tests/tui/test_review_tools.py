@@ -23,8 +23,10 @@ from hipport.tui.widgets.diff_view import DiffView
 from hipport.tui.widgets.finding_panel import FindingPanel
 
 SIZE = (120, 34)
-GROUP = ("W64-02:6:5", "W64-03:7:23")
-LANE = "W64-01:13:30"
+# one connected fix group: warp_sum's mask and offset, gemm's lane and warp index (gemm calls warp_sum)
+GROUP = ("W64-02:6:5", "W64-03:7:23", "W64-01:13:30", "W64-01:14:30")
+LANE = GROUP[2]
+STRIDE = "W64-04:16:36"  # a performance note: a group of its own
 
 
 @pytest.fixture
@@ -62,7 +64,7 @@ async def test_e_opens_the_editor_at_the_line_and_notices_the_edit(
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("y")  # decide the mask group: the file then has decisions
+        await pilot.press("n", "K", "K")  # decide the group (the file then has decisions), back to the lane
         assert screen.current == LANE
         dv = screen.query_one(DiffView)
         assert dv.rows[dv.cursor].old_no == 13
@@ -78,7 +80,8 @@ async def test_e_opens_the_editor_at_the_line_and_notices_the_edit(
         await pilot.press("exclamation_mark")
         await ready(pilot)
         assert not screen.session.load("gemm.cu").stale
-        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED  # still matches: kept
+        # the lane finding is gone (the edit fixed it); the rest of the group still matches: kept
+        assert [screen.session.decision("gemm.cu", f) for f in GROUP if f != LANE] == [Decision.REJECTED] * 3
 
 
 async def test_E_opens_the_written_hip_file_only_once_written(
@@ -100,7 +103,7 @@ async def test_an_outside_edit_is_noticed_before_w(project: Path) -> None:
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("y")
+        await pilot.press("n")
         screen.watch_disk()  # first look: remembers the file's stat
         src = project / "gemm.cu"
         src.write_text(src.read_text().replace("threadIdx.x / 32", "threadIdx.x / 32 + 0"))
@@ -157,8 +160,8 @@ async def test_review_tier_fix_is_marked_and_needs_Y(project: Path) -> None:
         await pilot.press("A")  # accept-rest does not sweep a review fix along
         assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.PENDING
         await pilot.press("Y")
-        assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.ACCEPTED
-        assert screen.current == LANE
+        assert [screen.session.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 4
+        assert screen.current == STRIDE
         panel = str(screen.query_one("#finding-body").render())
         assert "[safe]" in panel  # a group of one with no review tier
 
@@ -170,8 +173,12 @@ async def test_group_preview_shows_every_edit_and_status_has_no_internal_ids(pro
         data = screen.query_one(FindingPanel).data
         assert data is not None and data.finding.id == GROUP[0]
         text = str(screen.query_one("#finding-body").render())
-        # the mask finding's preview also shows its group partner's edit (offset 16 -> 32)
+        # the mask finding's preview also shows its group partners' edits (offset 16 -> 32, gemm's lane and
+        # warp index), under the new title, and says what the code is until the rewrite is accepted
         assert "unsigned long long mask" in text and "offset = 32" in text
+        assert "threadIdx.x % 64" in text and "threadIdx.x / 64" in text
+        assert "64-wide rewrite [wave64]" in text
+        assert "Until accepted, this code is written as logical 32-lane warps" in text
         await pilot.press("full_stop")  # accept only this one: refused, the group changes together
         status = str(screen.query_one("#status-bar").render())
         assert "W64-02 at line 6" in status and ":6:5" not in status, status
@@ -182,39 +189,39 @@ async def test_apply_to_identical_findings_counts_confirms_and_undoes_as_one_ste
 
     (project / "kernels").mkdir()
     (project / "kernels" / "gemm2.cu").write_text(GEMM_CU)
-    warp = "W64-01:14:30"
+    (project / "kernels" / "gemm3.cu").write_text(GEMM_CU)
+    copies = ("kernels/gemm2.cu", "kernels/gemm3.cu")
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         s = screen.session
         await pilot.press("I")
         assert "Decide this finding first" in screen.last_message
-        await pilot.press("J", "J")  # to the lane finding (W64-01, 32 -> 64)
-        assert screen.current == LANE
-        await pilot.press("y")
-        assert s.decision("gemm.cu", LANE) == Decision.ACCEPTED
-        await pilot.press("K")
-        assert screen.current == LANE
+        await pilot.press("n")  # the connected group (W64-02, W64-03, 2x W64-01): rejected
+        assert s.decision("gemm.cu", LANE) == Decision.REJECTED
+        assert screen.current == STRIDE
+        await pilot.press("I")  # the stride note is still pending
+        assert "Decide this finding first" in screen.last_message
+        await pilot.press("K", "K", "K", "K")
+        assert screen.current == GROUP[0]
         await pilot.press("I")
         await app.workers.wait_for_complete()
         await pilot.pause()
         question = str(app.screen.query_one("#question").render())
-        # same rule, same fix text: the warp index in gemm.cu and both in kernels/gemm2.cu
-        assert "3 more W64-01 fix group(s)" in question and "in 2 file(s)" in question, question
+        # the same rules with the same fix texts: the whole group in each copy, nothing else
+        assert "Reject 2 more W64-02 fix group(s)" in question and "in 2 file(s)" in question, question
         await pilot.press("y")
         await pilot.pause()
-        assert s.decision("gemm.cu", warp) == Decision.ACCEPTED
-        assert s.decision("kernels/gemm2.cu", LANE) == Decision.ACCEPTED
-        assert s.decision("kernels/gemm2.cu", warp) == Decision.ACCEPTED
-        assert s.decision("kernels/gemm2.cu", GROUP[0]) == Decision.PENDING  # other rules untouched
-        assert "accepted 3 identical W64-01 fix group(s) in 2 file(s)" in screen.last_message
-        await pilot.press("u")  # one undo step takes back all three
-        assert s.decision("gemm.cu", warp) == Decision.PENDING
-        assert s.decision("kernels/gemm2.cu", LANE) == Decision.PENDING
-        assert s.decision("kernels/gemm2.cu", warp) == Decision.PENDING
-        assert s.decision("gemm.cu", LANE) == Decision.ACCEPTED  # the earlier y stays
+        for rel in copies:
+            assert [s.decision(rel, f) for f in GROUP] == [Decision.REJECTED] * 4
+            assert s.decision(rel, STRIDE) == Decision.PENDING  # other groups untouched
+        assert "rejected 2 identical W64-02 fix group(s) in 2 file(s)" in screen.last_message
+        await pilot.press("u")  # one undo step takes back both
+        for rel in copies:
+            assert [s.decision(rel, f) for f in GROUP] == [Decision.PENDING] * 4
+        assert s.decision("gemm.cu", LANE) == Decision.REJECTED  # the earlier n stays
         await pilot.press("ctrl+r")
-        assert s.decision("kernels/gemm2.cu", warp) == Decision.ACCEPTED
+        assert all(s.decision(rel, f) == Decision.REJECTED for rel in copies for f in GROUP)
 
 
 async def test_overview_lists_every_finding_by_rule_filters_and_jumps(project: Path) -> None:
@@ -227,7 +234,7 @@ async def test_overview_lists_every_finding_by_rule_filters_and_jumps(project: P
     app = make_app(project)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await ready(pilot)
-        await pilot.press("y")  # the mask group of gemm.cu: 2 findings accepted
+        await pilot.press("n")  # the connected group of gemm.cu: 4 findings rejected
         await pilot.press("O")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -238,7 +245,7 @@ async def test_overview_lists_every_finding_by_rule_filters_and_jumps(project: P
         rules = [r.rule for r in ov.shown]
         assert rules == sorted(rules)  # by rule
         summary = str(ov.query_one("#overview-summary").render())
-        assert "W64-02 1/2" in summary and "W64-01 0/4" in summary, summary
+        assert "W64-01 2/4 · W64-02 1/2 · W64-03 1/2 · W64-04 0/2" in summary, summary
         await pilot.press("f", *"gemm2 w64-04")  # every word must match
         await pilot.pause()
         assert [(r.rel, r.rule) for r in ov.shown] == [("gemm2.cu", "W64-04")]

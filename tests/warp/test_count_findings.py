@@ -57,7 +57,8 @@ def test_counts_match_findings_on_hecbench() -> None:
     benches = sorted(d for d in (HECBENCH / "src").iterdir() if d.name.endswith("-cuda"))[::2]
     counted = [(str(p.relative_to(HECBENCH)), *_same(p, WarpOptions())) for d in benches for p in _files(d)]
     assert [c for c in counted if c[1] != c[2]] == []
-    assert sum(c[2] for c in counted) > 60
+    # 38 at b8fd893, 33 of them W64-03/04/10/12 (71 before `<<<1, 1>>>` stopped being a W64-12 block size)
+    assert sum(c[2] for c in counted) > 30
 
 
 def test_build_scripts_count_nothing() -> None:

@@ -68,12 +68,24 @@ def test_convert_fixes_and_styles(project: Path, tmp_path: Path) -> None:
         out = tmp_path / f"{style}.hip"
         assert main(["convert", "--fixes", "all", "--fix-style", style, str(src), "-o", str(out), "-q"]) == 0
         assert expect in out.read_text()
-    out = tmp_path / "none.hip"
+    # the default port: logical 32-lane warps, the loop still starts at 16
+    out = tmp_path / "default.hip"
     assert main(["convert", str(src), "-o", str(out), "-q"]) == 0
-    assert "offset = 16;" in out.read_text()
+    text = out.read_text()
+    assert "#ifndef HIPPORT_LOGICAL_WARP_DEVICE\n" in text
+    assert "offset = 16; offset > 0; offset >>= 1) v += hipport_shfl_down_sync(hipport_activemask(), v, offset);" in text
+    # --fixes none: hipify's translation only
+    out = tmp_path / "none.hip"
+    assert main(["convert", "--fixes", "none", str(src), "-o", str(out), "-q"]) == 0
+    text = out.read_text()
+    assert "offset = 16;" in text and "v += __shfl_down_sync(__activemask(), v, offset);" in text
+    assert "hipport_" not in text
+    # rules alone choose nothing 64-wide: the port stays logical; with a 64-wide style only their groups
     out = tmp_path / "rule.hip"
     assert main(["convert", "--fixes", "w64-6", str(src), "-o", str(out), "-q"]) == 0
-    assert "offset = 32;" in out.read_text()
+    assert "offset = 16;" in out.read_text() and "hipport_shfl_down_sync(" in out.read_text()
+    assert main(["convert", "--fixes", "w64-6", "--fix-style", "wave64", str(src), "-o", str(out), "-q"]) == 0
+    assert "offset = 32;" in out.read_text() and "hipport_" not in out.read_text()
 
 
 def test_convert_rejects_unknown_rules(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from warp_samples import REDUCE, UNROLLED
+from warp_samples import REDUCE, UNROLLED, launched_elsewhere, logical_helpers
 
 from hipport.engine.edits import apply_edits, find_conflict
 from hipport.engine.model import FixStyle, Severity
@@ -57,8 +57,18 @@ def test_a_group_is_applied_whole() -> None:
 
 def test_wave64_and_portable_styles() -> None:
     src = Source.from_text(REDUCE, "k.cu")
-    r64 = port(src, fixes="all", style=FixStyle.WAVE64)
-    rp = port(src, fixes="all", style=FixStyle.PORTABLE)
+    # REDUCE's kernel is launched from another file: its lane group and its masks group share the kernel
+    # and are one REVIEW offer, so a 64-wide style alone keeps the whole kernel logical
+    for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
+        held = port(src, fixes="all", style=style)
+        assert held.held == {"group:W64-01:4:28": launched_elsewhere("k")} and held.wide_groups == ()
+        assert "#ifndef HIPPORT_LOGICAL_WARP_DEVICE\n" in held.text and "int lane = threadIdx.x % 32;" in held.text
+        assert "for (int o = 16; o > 0; o >>= 1) v += hipport_shfl_down_sync(0xffffffff, v, o);" in held.text
+    # accepted for review: the whole kernel is 64-wide, no logical helper is left
+    r64 = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True)
+    rp = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True)
+    assert r64.wide_groups == rp.wide_groups == ("group:W64-01:4:28",)
+    assert logical_helpers(r64.text) == logical_helpers(rp.text) == []
     assert "% 64" in r64.text and "o = 32" in r64.text and "HIPPORT_WS" not in r64.text
     assert "% warpSize" in rp.text and "(warpSize / 2)" in rp.text and "(~lane_mask_t{0})" in rp.text
     # the shared prelude is inserted once, right after the runtime include
@@ -86,10 +96,16 @@ def test_rocm_version_decides_warpsize_constexpr_and_shims() -> None:
     assert analyze(src, options=WarpOptions(rocm=(6, 4))).findings == ()
     # ROCm < 7 targets get the *_sync shims with the fix; ROCm 7 does not
     red = Source.from_text(REDUCE, "k.cu")
-    old = port(red, TranslateOptions(rocm=(5, 2)), fixes="all", warp_options=WarpOptions(rocm=(5, 2)))
-    new = port(red, TranslateOptions(rocm=(7, 0)), fixes="all", warp_options=WarpOptions(rocm=(7, 0)))
+    # (REDUCE's kernel is launched from another file: its 64-wide rewrite is a REVIEW offer)
+    old = port(red, TranslateOptions(rocm=(5, 2)), fixes="all", style=FixStyle.WAVE64,
+               warp_options=WarpOptions(rocm=(5, 2)), allow_review=True)
+    new = port(red, TranslateOptions(rocm=(7, 0)), fixes="all", style=FixStyle.WAVE64,
+               warp_options=WarpOptions(rocm=(7, 0)), allow_review=True)
     assert "#define __shfl_down_sync(m, ...)" in old.text
     assert "__shfl_down_sync(m" not in new.text
+    # logical warps call no *_sync builtin: no shim at any ROCm version
+    logical = port(red, TranslateOptions(rocm=(5, 2)), fixes="all", warp_options=WarpOptions(rocm=(5, 2)))
+    assert "hipport_shfl_down_sync(0xffffffff, v, o)" in logical.text and "#define __shfl_down_sync" not in logical.text
 
 
 def test_severity_and_confidence_come_from_the_catalog() -> None:
@@ -106,7 +122,8 @@ def test_python_launch_math_and_cuda_strings_map_to_the_original_file() -> None:
     assert rules.count("W64-11") == 2 and "W64-01" in rules and "W64-03" in rules
     for f in a.findings:
         assert src.text[f.start:f.end] in ("32", "0xffffffff")
-    out = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    # W64-11 (severity performance) changes code only when named: name every rule found here
+    out = port(src, fixes={"W64-01", "W64-03", "W64-11"}, style=FixStyle.PORTABLE).text
     assert "num_warps * torch.cuda.get_device_properties(torch.cuda.current_device()).warp_size" in out
     assert "threadIdx.x % warpSize" in out
     compile(out, str(path), "exec")  # still valid Python
@@ -127,10 +144,15 @@ def test_unrolled_chain_and_macro_lane_ids_form_one_group() -> None:
     assert rules.count("W64-06") == 1 and "W64-01" in rules and "W64-02" in rules
     lane = {f.group for f in a.findings if f.rule != "W64-03"}
     assert len(lane) == 1 and len(a.groups) == 2  # lane ids + chain, and the masks
-    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    # the kernel is launched from another file: both groups (they share it) are one REVIEW offer
+    held = port(src, fixes="all", style=FixStyle.WAVE64)
+    assert held.held == {"group:W64-01:2:32": launched_elsewhere("k")} and held.wide_groups == ()
+    assert "#define LANE_ID (threadIdx.x & 31)" in held.text
+    assert "v += hipport_shfl_down_sync(0xffffffff, v, 16);" in held.text
+    w = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
     assert "v += __shfl_down_sync(0xffffffffffffffffull, v, 32);\n  v += __shfl_down_sync(0xffffffffffffffffull, v, 16);" in w
     assert "#define LANE_ID (threadIdx.x & 63)" in w and "#define WARP_ID (threadIdx.x >> 6)" in w
-    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
     assert "if (warpSize > 32) v += __shfl_down_sync((~lane_mask_t{0}), v, 32);" in p
     assert "#define WARP_ID (threadIdx.x / warpSize)" in p
 

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from warp_samples import launched_elsewhere, logical_helpers
 
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import port
@@ -38,6 +39,8 @@ __global__ void join(const int* in, unsigned long long* out) {
     }
 }
 """
+
+JOIN_LAUNCH = "void run(const int* in, unsigned long long* out) {\n    join<<<1, 64>>>(in, out);\n}\n"
 
 JOIN_REASON = ("`halves[threadIdx.x + 1] << 32` at k.cu:9 joins two 32-lane ballots into one 64-bit word; "
                "on a 64-lane wavefront one ballot is that word: rewrite the join by hand")
@@ -76,15 +79,22 @@ def test_ballot_join_is_reported_in_the_ballots_group_and_holds_it_for_review() 
 
 
 def test_fixes_all_never_applies_half_of_a_ballot_join() -> None:
-    src = Source.from_text(JOIN, "k.cu")
-    w = port(src, fixes="all", style=FixStyle.WAVE64).text
-    # the lane/warp-id group is SAFE and applied; the ballot's group (widening + mask) is held whole
-    assert "int lane = threadIdx.x % 64, warp = threadIdx.x / 64;" in w
-    assert "    unsigned b = __ballot_sync(0xffffffffu, in[threadIdx.x] > 0);" in w
-    # with review fixes: the ballot is widened, the join itself is left for a person (never rewritten)
-    r = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
-    assert "    unsigned long long b = __ballot_sync(0xffffffffffffffffull, in[threadIdx.x] > 0);" in r
-    assert "(unsigned long long)halves[threadIdx.x + 1] << 32 | halves[threadIdx.x];" in r
+    # launched in its file, so the only reason for review is the join
+    src = Source.from_text(JOIN + JOIN_LAUNCH, "k.cu")
+    held = port(src, fixes="all", style=FixStyle.WAVE64)
+    # the lane/warp-id group (SAFE) and the ballot's group (REVIEW) share the kernel: one offer, held whole,
+    # so the kernel stays logical warps, its ids and its ballot untouched but for the logical helpers
+    assert held.held == {"group:W64-01:4:30": "needs review: " + JOIN_REASON} and held.wide_groups == ()
+    w = held.text
+    assert "#ifndef HIPPORT_LOGICAL_WARP_DEVICE\n" in w
+    assert "int lane = threadIdx.x % 32, warp = threadIdx.x / 32;" in w
+    assert "    unsigned b = hipport_ballot_sync(0xffffffffu, in[threadIdx.x] > 0);" in w
+    # with review fixes: the whole kernel is 64-wide, the ballot widened, the join itself left for a person
+    r = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True)
+    assert r.held == {} and r.wide_groups == ("group:W64-01:4:30",) and logical_helpers(r.text) == []
+    assert "int lane = threadIdx.x % 64, warp = threadIdx.x / 64;" in r.text
+    assert "    unsigned long long b = __ballot_sync(0xffffffffffffffffull, in[threadIdx.x] > 0);" in r.text
+    assert "(unsigned long long)halves[threadIdx.x + 1] << 32 | halves[threadIdx.x];" in r.text
 
 
 def test_a_join_of_two_ballot_calls_is_reported_too() -> None:
@@ -189,12 +199,19 @@ def test_lane_plus_offset_past_31_reading_the_next_ballot_is_reported_in_the_bal
         ("group:W64-04:4:5", FixTier.REVIEW,
          "`(lane + d) > 31` at k.cu:7 picks the upper half of a 64-bit word joined from two 32-lane ballots; on "
          "a 64-lane wavefront one ballot is that word: rewrite the join by hand")]
-    w = port(src, fixes="all", style=FixStyle.WAVE64).text
-    assert "int lane = threadIdx.x & 63, warp = threadIdx.x / 64;" in w  # the SAFE lane group is applied
-    assert "    unsigned b = __ballot_sync(0xffffffffu, in[threadIdx.x] > 0);" in w  # the ballot group is held
-    r = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
-    assert "    unsigned long long b = __ballot_sync(0xffffffffffffffffull, in[threadIdx.x] > 0);" in r
-    assert "(lane + d) > 31 ?" in r  # never rewritten: a person decides
+    # launched in its file: the SAFE lane group and the REVIEW ballot group share the kernel, one offer held
+    # whole for the pick's reason, and the kernel stays logical warps
+    launched = Source.from_text(PICK_GT + "void run(const int* in, int* out) {\n    neighbour<<<1, 64>>>(in, out, 1);\n}\n",
+                                "k.cu")
+    held = port(launched, fixes="all", style=FixStyle.WAVE64)
+    assert held.held == {"group:W64-01:3:30": "needs review: " + a.groups[1].tier_reason} and held.wide_groups == ()
+    assert "int lane = threadIdx.x & 31, warp = threadIdx.x / 32;" in held.text
+    assert "    unsigned b = hipport_ballot_sync(0xffffffffu, in[threadIdx.x] > 0);" in held.text
+    r = port(launched, fixes="all", style=FixStyle.WAVE64, allow_review=True)
+    assert r.wide_groups == ("group:W64-01:3:30",) and logical_helpers(r.text) == []
+    assert "int lane = threadIdx.x & 63, warp = threadIdx.x / 64;" in r.text
+    assert "    unsigned long long b = __ballot_sync(0xffffffffffffffffull, in[threadIdx.x] > 0);" in r.text
+    assert "(lane + d) > 31 ?" in r.text  # never rewritten: a person decides
 
 
 @pytest.mark.parametrize("body", [
@@ -326,7 +343,11 @@ def test_an_includer_calling_the_headers_ballot_helper_is_in_a_hardware_context(
     src = read_source(_project(tmp_path) / "a.cu")
     a = analyze(src)
     assert [(f.id, src.text[f.start:f.end]) for f in a.findings] == [("W64-08:5:30", "WARP_SIZE")]
-    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    # compact is launched from no file of its own: the warp id is offered for review only
+    held = port(src, fixes="all", style=FixStyle.WAVE64)
+    assert held.held == {"group:W64-08:5:30": launched_elsewhere("compact")}
+    assert "    int warp = threadIdx.x / WARP_SIZE;\n" in held.text
+    w = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
     assert "    int warp = threadIdx.x / 64;\n" in w
 
 
@@ -360,20 +381,26 @@ def test_convert_edits_the_header_once_and_leaves_the_launch_alone(tmp_path: Pat
     _convert(root, held, style, review=False)
     _convert(root, applied, style, review=True)
     lanes = "64" if style == FixStyle.WAVE64 else "HIPPORT_WS"
-    # --fixes all: the split is REVIEW and held; the header's mask group (SAFE) is applied
+    # --fixes all: the split is REVIEW, and the header's mask group shares rank_in_warp with it: one offer,
+    # held whole, so the header stays logical warps
     h = (held / "common.h").read_text()
     assert "#define WARP_SIZE 32\n" in h and "WARP_SIZE_LANES" not in h
     assert "    int lane = threadIdx.x % WARP_SIZE;\n" in h
+    assert "#ifndef HIPPORT_LOGICAL_WARP_DEVICE\n" in h
+    assert "    unsigned m = hipport_ballot_sync(0xffffffff, p);\n" in h
     # --fixes-review: one definition in the header, whatever the number of includers
     h = (applied / "common.h").read_text()
     assert h.count("WARP_SIZE_LANES") == 2
     assert f"#define WARP_SIZE 32\n#define WARP_SIZE_LANES {lanes}\n" in h
     assert "    int lane = threadIdx.x % WARP_SIZE_LANES;\n" in h
+    assert logical_helpers(h) == []
     for out in (held, applied):
         a, b = (out / "a.cu").read_text(), (out / "b.cu").read_text()
         assert "WARP_SIZE_LANES" not in a + b  # includers never define or need the header's new constant
         assert "    count<<<len / (24 * WARP_SIZE), 24 * WARP_SIZE>>>(in, n);\n" in b
-        assert f"    int warp = threadIdx.x / {lanes};\n" in a
+    # a.cu's kernel is launched from no file of its own: its warp id is 64-wide only with --fixes-review
+    assert "    int warp = threadIdx.x / WARP_SIZE;\n" in (held / "a.cu").read_text()
+    assert f"    int warp = threadIdx.x / {lanes};\n" in (applied / "a.cu").read_text()
 
 
 @HIPCC

@@ -19,6 +19,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from warp_samples import launched_elsewhere
 
 from hipport.engine.edits import Edit
 from hipport.engine.model import FixStyle
@@ -117,10 +118,15 @@ def test_lane_bit_outputs_compile_with_hipcc(tmp_path: Path) -> None:
                                         " | ((uint64_t)1 << (lane ^ 1));"))
     src = Source.from_text(text, "k.cu")
     for style in FixStyle:
-        out = tmp_path / f"bit.{style.value}.hip"
-        out.write_text(port(src, TranslateOptions(rocm=(5, 2)), fixes="all", style=style,
-                            warp_options=WarpOptions(rocm=(5, 2))).text)
-        assert "1ull << lane" in out.read_text() and "unsigned m" not in out.read_text()
-        p = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-c", str(out), "-o", str(out.with_suffix(".o"))],
-                           capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"), timeout=600)
-        assert p.returncode == 0, (out.name, (p.stdout + p.stderr)[-800:])
+        for review in (False, True):
+            out = tmp_path / f"bit.{style.value}.{int(review)}.hip"
+            r = port(src, TranslateOptions(rocm=(5, 2)), fixes="all", style=style, allow_review=review,
+                     warp_options=WarpOptions(rocm=(5, 2)))
+            out.write_text(r.text)
+            if review:  # widened: the 64-bit bit is kept in 64 bits
+                assert "1ull << lane" in r.text and "unsigned m" not in r.text
+            else:  # k is launched from another file: its rewrite is offered for review only
+                assert r.held == {"group:W64-05:4:3": launched_elsewhere("k")} and "unsigned m = 1ull << lane;" in r.text
+            p = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-c", str(out), "-o", str(out.with_suffix(".o"))],
+                               capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"), timeout=600)
+            assert p.returncode == 0, (out.name, (p.stdout + p.stderr)[-800:])

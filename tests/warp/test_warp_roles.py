@@ -19,6 +19,7 @@ from role_samples import (
     TWO_ROLES,
     VIRTUAL,
 )
+from warp_samples import launched_elsewhere, logical_helpers
 
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import port
@@ -40,9 +41,11 @@ def test_constant_used_only_as_lane_width_is_raised_safe_with_its_uses_listed() 
                                                       "__shfl_down_sync(0xffffffff, v, o);")]
     (g,) = [g for g in a.groups if g.id == c.group]
     assert g.tier == FixTier.SAFE and g.tier_reason == ""
-    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    # k is launched from another file: the constant and the masks (they share k) are one offer, for review
+    _held_logical(src, "k", "#define WS 32\n", "v += hipport_shfl_down_sync(0xffffffff, v, o);")
+    w = _w64(src, review=True)
     assert "#define WS 64\n" in w and "__shfl_down_sync(0xffffffffffffffffull, v, o)" in w
-    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
     assert "#define WS HIPPORT_WS\n" in p
 
 
@@ -53,12 +56,15 @@ def test_constant_that_also_sizes_the_launch_is_split_not_raised_and_needs_revie
     (g,) = [g for g in a.groups if g.id == c.group]
     assert g.tier == FixTier.REVIEW
     assert g.tier_reason == "WS also sizes the launch or host arithmetic at k.cu:11"
-    # `--fixes all` applies SAFE groups only: this one is held until asked for
+    # `--fixes all` applies SAFE groups only: this one is held until asked for, and with it the mask group
+    # that shares kernel k: the whole kernel stays logical warps
     held = port(src, fixes="all", style=FixStyle.WAVE64)
-    assert "WS_LANES" not in held.text and set(held.held) == {g.id}
-    assert "__shfl_down_sync(0xffffffffffffffffull, v, o)" in held.text  # the safe mask group still applies
+    assert held.held == {g.id: "needs review: " + g.tier_reason} and held.wide_groups == ()
+    assert "WS_LANES" not in held.text and "0xffffffffffffffffull" not in held.text
+    assert "v += hipport_shfl_down_sync(0xffffffff, v, o);" in held.text
     w = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text
-    assert "#define WS 32\n#define WS_LANES 64\n" in w
+    assert "#define WS 32\n#define WS_LANES 64\n" in w and logical_helpers(w) == []
+    assert "__shfl_down_sync(0xffffffffffffffffull, v, o)" in w
     assert "int lane = threadIdx.x % WS_LANES;" in w and "for (int o = WS_LANES / 2;" in w
     assert "k<<<1, 24 * WS>>>(x, out);" in w  # the launch keeps 768 threads
     p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
@@ -100,7 +106,9 @@ def test_runtime_warp_size_check_is_never_flipped() -> None:
                                         "if (warpSize != 32) { printf(\"need 32\\n\"); return; }"))
     (f,) = a.findings
     assert f.rule == "W64-20"
-    assert "if (warpSize > 64)" in port(src, fixes="all", style=FixStyle.PORTABLE).text
+    # logical warps: the program's warpSize is 32, so its own check passes as on NVIDIA
+    _held_logical(src, "k", "if (HIPPORT_WARP_SIZE != 32) {", style=FixStyle.PORTABLE)
+    assert "if (warpSize > 64)" in port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
 
 
 def test_virtual_32_lane_warp_is_left_alone_but_its_mask_still_compiles() -> None:
@@ -115,7 +123,8 @@ def test_repeated_masks_in_one_kernel_are_one_finding_listing_its_uses() -> None
     src, a = _one(MANY_MASKS)
     (f,) = a.findings
     assert f.rule == "W64-03" and [u.line for u in f.uses] == [5, 6]
-    w = port(src, fixes="all", style=FixStyle.WAVE64).text
+    _held_logical(src, "k", "v += hipport_shfl_xor_sync(0xffffffff, v, 4);")
+    w = _w64(src, review=True)
     assert w.count("0xffffffffffffffffull") == 3 and "0xffffffff," not in w
 
 
@@ -140,10 +149,20 @@ def _w64(src: Source, review: bool = False) -> str:
     return port(src, fixes="all", style=FixStyle.WAVE64, allow_review=review).text
 
 
+def _held_logical(src: Source, kernel: str, *logical: str, style: FixStyle = FixStyle.WAVE64) -> None:
+    """`src`'s kernel is launched from another file: all its warp code is one fix group, offered for
+    review only, so a 64-wide style alone keeps it logical warps (each of `logical` is in the port)."""
+    r = port(src, fixes="all", style=style)
+    (gid,) = r.held
+    assert r.held == {gid: launched_elsewhere(kernel)} and r.wide_groups == ()
+    for line in logical:
+        assert line in r.text, line
+
+
 def test_masks_that_are_not_a_literal_at_the_call_are_widened() -> None:
     src, a = _one(MASK_FORMS)
     assert all(g.tier == FixTier.SAFE for g in a.groups)
-    w = _w64(src)
+    w = _w64(src, review=True)
     for line in ("#define SHFL_UP(v, d) __shfl_up_sync(0xffffffffffffffffull, v, d)",
                  "#define XOR_ALL(v, m) __shfl_xor_sync(0xffffffffffffffffull, v, m)",
                  "__device__ float pass_down(float v, int o, unsigned long long mask = 0xffffffffffffffffull) {",
@@ -152,14 +171,21 @@ def test_masks_that_are_not_a_literal_at_the_call_are_widened() -> None:
                  "  return __ffsll(work_queue) - 1;",
                  "  unsigned long long member_mask = __activemask();"):
         assert line in w, line
-    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    assert logical_helpers(w) == []
+    p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
     assert "  lane_mask_t work_queue;" in p and "__ballot_sync((~lane_mask_t{0}), p)" in p
+    # k is launched from another file, and every group reaches k (pass_down's parameter too: k calls it):
+    # one offer, held for review, and no function is half logical, half 64-wide
+    _held_logical(src, "k", "#define SHFL_UP(v, d) hipport_shfl_up_sync(0xffffffff, v, d)",
+                  "__device__ float pass_down(float v, int o, unsigned int mask = 0xffffffff) {\n"
+                  "  return hipport_shfl_down_sync(mask, v, o);")
 
 
 def test_ballot_passed_to_a_narrow_helper_parameter_widens_the_parameter() -> None:
     src, a = _one(BALLOT_PARAM)
     assert len(a.groups) == 2 and all(g.tier == FixTier.SAFE for g in a.groups)
-    w = _w64(src)
+    _held_logical(src, "k", "__device__ int count_below(unsigned int m, int lane) {")
+    w = _w64(src, review=True)
     assert "__device__ int count_below(unsigned long long m, int lane) {" in w
     assert "return __popcll(m & ((1ull << lane) - 1));" in w
 
@@ -183,14 +209,17 @@ def test_host_block_width_32_for_a_warpsize_kernel_is_one_safe_group() -> None:
 def test_shared_rows_per_lane_follow_warpsize() -> None:
     src, a = _one(SHARED_ROWS)
     assert {f.rule for f in a.findings} == {"W64-07", "W64-03"}
-    assert "__shared__ int rows[64 * F];" in _w64(src)
+    _held_logical(src, "k", "__shared__ int rows[32 * F];", "int lane = threadIdx.x % HIPPORT_WARP_SIZE;")
+    assert "__shared__ int rows[64 * F];" in _w64(src, review=True)
 
 
 def test_last_lane_and_scan_bound_change_with_their_lane_id() -> None:
     src, a = _one(SCAN_LAST_LANE)
     lane = {f.group for f in a.findings if f.rule != "W64-03"}
     assert len(lane) == 1 and all(g.tier == FixTier.SAFE for g in a.groups)
-    w = _w64(src)
+    _held_logical(src, "scan", "if (laneid == 31) sums[threadIdx.x / 32] = v;",
+                  "int up = hipport_shfl_up_sync(0xffffffff, v, c0);")
+    w = _w64(src, review=True)
     for line in ("int laneid = threadIdx.x % 64;", "for (int c0 = 1; c0 < 64; c0 <<= 1) {",
                  "if (laneid == 63) sums[threadIdx.x / 64] = v;"):
         assert line in w, line
@@ -203,8 +232,9 @@ def test_float_warp_count_is_a_warp_count() -> None:
     src, a = _one(text)
     (f,) = a.findings
     assert (f.rule, src.text[f.start:f.end]) == ("W64-02", "32.f")
-    assert "blockDim.x / 64.f" in _w64(src)
-    assert "blockDim.x / (float)warpSize" in port(src, fixes="all", style=FixStyle.PORTABLE).text
+    _held_logical(src, "k", "if (threadIdx.x < blockDim.x / 32.f)")
+    assert "blockDim.x / 64.f" in _w64(src, review=True)
+    assert "blockDim.x / (float)warpSize" in port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
 
 
 def test_ptx_lanemask_helper_becomes_the_hip_builtin_with_its_types() -> None:
@@ -212,7 +242,8 @@ def test_ptx_lanemask_helper_becomes_the_hip_builtin_with_its_types() -> None:
 
     src, a = _one(LANEMASK_PTX)
     assert len(a.groups) == 1 and a.groups[0].tier == FixTier.SAFE
-    w = _w64(src)
+    _held_logical(src, "k", "__device__ unsigned lanemask_lt() {\n  unsigned m;\n  (m) = hipport_lanemask_lt();")
+    w = _w64(src, review=True)
     assert ("__device__ unsigned long long lanemask_lt() {\n  unsigned long long m;\n  m = __lanemask_lt();\n"
             "  return m;\n}") in w
 
@@ -223,11 +254,12 @@ def test_partial_warp_mask_arithmetic_widens_with_its_mask() -> None:
     src, a = _one(PARTIAL_MASK)
     (f,) = a.findings
     assert f.rule == "W64-04" and a.groups[0].tier == FixTier.SAFE
-    w = _w64(src)
+    _held_logical(src, "k", "int maskLength = blockSize & 31;", "hipport_shfl_sync(mask, x[threadIdx.x], 0);")
+    w = _w64(src, review=True)
     assert "int maskLength = blockSize & 63;" in w
     assert ("unsigned long long mask = (maskLength == 0) ? 0xffffffffffffffffull : "
             "(0xffffffffffffffffull >> (64 - maskLength));") in w
-    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
     assert "int maskLength = blockSize & (warpSize - 1);" in p
     assert "((~lane_mask_t{0}) >> ((sizeof(lane_mask_t) * 8) - maskLength))" in p
 
@@ -243,7 +275,8 @@ def test_coalesced_group_ballot_is_64_bit_but_a_32_tile_ballot_is_not() -> None:
             "  unsigned tv = t.ballot(x[threadIdx.x] > 1);\n"
             "  x[1] = __popc(tv);\n}\n")
     src, _a = _one(text)
-    w = _w64(src)
+    _held_logical(src, "k", "unsigned votes = g.ballot(")
+    w = _w64(src, review=True)
     assert "unsigned long long votes = g.ballot(" in w and "atomicAdd(x, __popcll(votes));" in w
     assert "unsigned tv = t.ballot(" in w and "x[1] = __popc(tv);" in w
 
@@ -276,10 +309,19 @@ def test_constants_and_kernels_from_the_files_own_headers(tmp_path: Path) -> Non
 def test_prelude_is_never_inside_a_preprocessor_conditional() -> None:
     text = ("#pragma once\n#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n#ifndef USE_ROCM\n"
             "  #define XOR(v, m) __shfl_xor_sync(uint32_t(-1), v, m)\n#endif\n")
+    after_include = "#pragma once\n#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n"
+    # the logical-warp helpers (the default port) sit where the 64-wide prelude does
+    d = port(Source.from_text(text, "c.h")).text
+    assert d.startswith(after_include + "#ifndef HIPPORT_LOGICAL_WARP_DEVICE\n")
+    assert d.index("#endif\n#ifndef USE_ROCM") > d.index("#define HIPPORT_LOGICAL_WARP_DEVICE")
+    # with a 64-wide style: the 64-wide prelude follows the logical one, both before the conditional
     p = port(Source.from_text(text, "c.h"), fixes="all", style=FixStyle.PORTABLE).text
+    assert p.startswith(after_include + "#ifndef HIPPORT_LOGICAL_WARP_DEVICE\n")
     assert p.index("#endif\n/* hipport warp helpers") < p.index("#ifndef USE_ROCM")
-    assert p.startswith("#pragma once\n#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n/* hipport")
     guarded = "#ifndef G_H\n#define G_H\n#include <cuda_runtime.h>\n__global__ void k(float* x) " \
               "{ x[0] = __shfl_xor_sync(0xffffffff, x[0], 1); }\n#endif\n"
+    # k is launched from another file: logical warps unless accepted for review
     g = port(Source.from_text(guarded, "g.h"), fixes="all", style=FixStyle.PORTABLE).text
+    assert g.startswith("#ifndef G_H\n#define G_H\n#include <hip/hip_runtime.h>\n#ifndef HIPPORT_LOGICAL_WARP_DEVICE\n")
+    g = port(Source.from_text(guarded, "g.h"), fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
     assert g.startswith("#ifndef G_H\n#define G_H\n#include <hip/hip_runtime.h>\n/* hipport warp helpers")

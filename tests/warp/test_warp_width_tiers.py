@@ -108,14 +108,21 @@ def test_host_width_for_a_kernel_that_never_reads_threadidx_stays_review() -> No
 def test_scatteradd_block_width_and_height_are_one_safe_group() -> None:
     """HeCBench 49175104c scatterAdd main.cu:80-81 (kernels in kernels.h, read through the quoted include):
     plain fails with an illegal address on wave64 (thread_idx = threadIdx.y * warpSize + threadIdx.x
-    reaches 991 in a 512-slot buffer); the fix is safe, so `--fixes all` applies it."""
+    reaches 991 in a 512-slot buffer); the analysis finds the fix safe. The kernels are another file's
+    (kernels.h), whose port keeps their warpSize logical (32) unless accepted there too: the port offers
+    the widening for review only, and the block stays 32 wide, as the logical kernels need."""
     src = read_source(HECBENCH / "src" / "scatterAdd-cuda" / "main.cu")
     fs, (g,) = _groups(src, "W64-10")
     assert [(f.line, src.text[f.start:f.end]) for f in fs] == [(80, "32"), (81, "32")]
     assert g.tier == FixTier.SAFE and g.tier_reason == "" and set(g.finding_ids) == {f.id for f in fs}
-    w = port(src, fixes="all", style=FixStyle.WAVE64).text.splitlines()
+    held = port(src, fixes="all", style=FixStyle.WAVE64)
+    assert held.held == {g.id: "needs review: it sizes the launch of scatterAdd2_kernel, a kernel of another file: "
+                               "accept it together with that kernel's warp groups there"}
+    assert held.text.splitlines()[79:81] == ["  int thread_x = 32; //warpSize;",
+                                             "  int thread_y = MAX_THREADS_PER_BLOCK / 32; //warpSize;"]
+    w = port(src, fixes="all", style=FixStyle.WAVE64, allow_review=True).text.splitlines()
     assert w[79:81] == ["  int thread_x = 64; //warpSize;", "  int thread_y = MAX_THREADS_PER_BLOCK / 64; //warpSize;"]
-    p = port(src, fixes="all", style=FixStyle.PORTABLE).text
+    p = port(src, fixes="all", style=FixStyle.PORTABLE, allow_review=True).text
     assert "  int thread_x = hipport_host_warp_size(); //warpSize;\n" in p
     assert "  int thread_y = MAX_THREADS_PER_BLOCK / hipport_host_warp_size(); //warpSize;\n" in p
 

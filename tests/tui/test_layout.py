@@ -122,3 +122,84 @@ async def test_finding_panel_takes_each_findings_height(tmp_path: Path) -> None:
                 heights.append(body.content_region.height)
                 await pilot.press("j")
             assert len(set(heights)) > 1, heights  # the text did change height between findings
+
+
+# A line with no blank in it: every cell the pane shows is one character of the code, so the pieces the
+# screen shows, joined, must give the line back exactly (issue 19 item 1: a character hid under the
+# scrollbar column at every wrap point, and the HIP side was cut at other places than the CUDA side).
+NO_BLANKS = "q=cudaFree+" + "+".join(f"a{i}*b{i}" for i in range(40)) + ";"
+
+
+def pane_texts(app: PortApp, dv: DiffView) -> list[str]:
+    """What the screen shows in the diff's text area, one string per screen line: the composited screen
+    (scrollbars drawn over the widget), cut to the cells no scrollbar covers."""
+    region = dv.content_region
+    right = region.right
+    if dv.show_vertical_scrollbar:
+        right = min(right, dv.vertical_scrollbar.region.x)
+    strips = app.screen._compositor.render_strips()
+    bottom = region.bottom
+    if dv.show_horizontal_scrollbar:
+        bottom = min(bottom, dv.horizontal_scrollbar.region.y)
+    return [strips[y].text[region.x:right] for y in range(region.y, bottom)]
+
+
+def shown_pieces(lines: list[str], stacked: bool) -> tuple[list[str], list[str]]:
+    """The CUDA and HIP pieces of the long line as drawn (each piece without the gutter and number)."""
+    old: list[str] = []
+    new: list[str] = []
+    start = next(i for i, t in enumerate(lines) if "q=cuda" in t)
+    if stacked:  # "GG NNNNN- text" (old) then "GG NNNNN+ text" (new); continuation lines carry no number
+        target = old
+        for t in lines[start:]:
+            head, text = t[:9], t[9:]
+            if head.strip() and not head.strip().endswith(("-", "+")):
+                break
+            if head.strip().endswith("+"):
+                target = new
+            elif head.strip() and target is new:
+                break
+            target.append(text)
+        return old, new
+    for t in lines[start:]:  # side by side: "GGNNNNN text│GGNNNNN text", continuation lines unnumbered
+        left, sep, right = t.partition("│")
+        if not sep or (old and left[:8].strip()):
+            break
+        old.append(left[8:])
+        new.append(right[8:])
+    return old, new
+
+
+async def test_panes_show_exactly_the_code_at_every_width(project: Path) -> None:
+    src = project / "gemm.cu"
+    src.write_text(src.read_text().replace("int main() {", NO_BLANKS + "\nint main() {"))
+    hip_line = NO_BLANKS.replace("cudaFree", "hipFree")
+    app = PortApp(open_session(project))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await analysed(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        dv = screen.query_one(DiffView)
+        row = next(i for i, r in enumerate(dv.rows) if r.old_text == NO_BLANKS)
+        checked = 0
+        for stacked, widths in ((False, range(100, 141, 3)), (True, range(60, 101, 3))):
+            screen.stacked_choice = stacked
+            for wrap in (True, False):
+                if dv.wrap != wrap:
+                    await pilot.press("W")
+                for width in widths:
+                    await pilot.resize_terminal(width, 40)
+                    dv.cursor = row
+                    await pilot.pause()
+                    assert dv.stacked == stacked
+                    old, new = shown_pieces(pane_texts(app, dv), stacked)
+                    assert old and new, (stacked, wrap, width)
+                    for pieces, line in ((old, NO_BLANKS), (new, hip_line)):
+                        if wrap:  # every piece, joined: the line, no character lost or doubled
+                            assert "".join(p.rstrip() for p in pieces) == line, (stacked, width, pieces)
+                        else:  # one piece, cut with … on BOTH sides
+                            assert len(pieces) == 1, (stacked, width, pieces)
+                            shown = pieces[0].rstrip()
+                            assert shown.endswith("…") and line.startswith(shown[:-1]), (stacked, width, shown)
+                    checked += 1
+        assert checked == 2 * (14 + 14)

@@ -203,3 +203,61 @@ async def test_panes_show_exactly_the_code_at_every_width(project: Path) -> None
                             assert shown.endswith("…") and line.startswith(shown[:-1]), (stacked, width, shown)
                     checked += 1
         assert checked == 2 * (14 + 14)
+
+
+SAMPLES = [f"Samples/0_Introduction/{name}/{name}.cu" for name in (
+    "matrixMul", "matrixMulDrv", "matrixMulCUBLAS", "matrixMulDynlinkJIT", "simpleAtomicIntrinsics",
+    "simpleAssert", "simpleCallback", "simpleCooperativeGroups")]
+
+
+def sample_tree(root: Path) -> Path:
+    """Paths shaped like cuda-samples': one long common start, the file name at the end."""
+    import subprocess
+
+    for rel in SAMPLES:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("#include <cuda_runtime.h>\nint main() { cudaDeviceSynchronize(); return 0; }\n")
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    return root
+
+
+def screen_rows(app: PortApp, widget: object) -> list[str]:
+    region = widget.content_region  # type: ignore[attr-defined]
+    strips = app.screen._compositor.render_strips()
+    return [strips[y].text[region.x:region.right] for y in range(region.y, region.bottom)]
+
+
+async def test_file_list_tells_files_apart_and_grows(tmp_path: Path) -> None:
+    """Issue 19 item 2: each row keeps the end of its path (the middle gives way), the list grows with
+    the terminal, and a narrow header shows the counts before the project's name and path."""
+    from hipport.tui.widgets.file_list import FileList, FileOptions
+
+    root = sample_tree(tmp_path / "cuda-samples")
+    widths: dict[int, int] = {}
+    for width in (80, 120, 200):
+        app = PortApp(open_session(root), root_note=f"git work tree {root} (a long path to the project)")
+        async with app.run_test(size=(width, 30)) as pilot:
+            await analysed(pilot)
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen)
+            files = screen.query_one(FileList)
+            widths[width] = files.region.width
+            rows = [t.rstrip() for t in screen_rows(app, files.query_one(FileOptions)) if t.strip()]
+            assert len(rows) == len(SAMPLES), rows
+            # each row is its path with the middle left out: exactly one path fits each row, and each
+            # path fits one row (rows read "▶· path state", the state word only when there is room)
+            fits = []
+            for t in rows:
+                shown = t[3:].split(" ")[0]
+                head, _, tail = shown.partition("…") if "…" in shown else (shown, "", "")
+                fits.append({rel for rel in SAMPLES if rel.startswith(head) and rel.endswith(tail)
+                             and ("…" in shown or rel == shown)})
+            assert all(len(f) == 1 for f in fits) and len(set().union(*fits)) == len(SAMPLES), (width, rows)
+            if width >= 200:  # the file's own name whole
+                for rel in SAMPLES:
+                    assert any(t[3:].split(" ")[0].endswith("/" + rel.rsplit("/", 1)[1]) for t in rows), rows
+            status = screen_rows(app, screen.query_one("#status-bar"))[0]
+            assert "decided" in status, (width, status)  # the counts are never what the width cuts
+    assert widths[200] > widths[120] >= widths[80]
+    assert widths[200] >= 45, widths  # a 200-column terminal gives the list room for long paths

@@ -136,25 +136,29 @@ class ProjectPanes:
             view = self.project()
         if self.branch is None:
             self.branch = branch_name(self.session.root)
-        parts = [self.session.root.name, self.branch]
-        note = getattr(self.app, "root_note", "")
-        if note:
-            parts.append(note)
-        for e in view.rows:
-            if e.rel == self.rel:
-                parts.append(f"{e.rel} {e.decided}/{e.findings}")
+        # counts first: a narrow terminal cuts the end of the line, and the counts are what changes
+        parts: list[str] = []
         if view.final:
             parts.append(f"all {view.decided}/{view.findings} decided")
         elif view.stopped:
             parts.append(f"analysis stopped ({view.stopped}): {view.decided}/{view.findings}+ decided")
         else:
             parts.append(f"analysing… {view.done}/{view.total} files: {view.decided}/{view.findings}+ decided")
+        row = self._rows.get(self.rel) if self.rel is not None else None
+        if row is None and self.rel is not None:
+            row = next((e for e in view.rows if e.rel == self.rel), None)
+        if row is not None:
+            parts.append(f"{row.rel} {row.decided}/{row.findings}")
         if view.unsupported:
             parts.append(f"{view.unsupported} unsupported")
         unwritten = len(self.session.unwritten())
         if unwritten:
             parts.append(f"{unwritten} unwritten")
-        parts.append(f"{self.session.config.fix_style.value} · {self.session.config.output_mode}")
         if self.last_message:
             parts.append(self.last_message)
+        parts += [self.session.root.name, self.branch,
+                  f"{self.session.config.fix_style.value} · {self.session.config.output_mode}"]
+        note = getattr(self.app, "root_note", "")
+        if note:
+            parts.append(note)
         self.query_one("#status-bar", Static).update(" · ".join(parts), layout=False)  # one line, fixed height

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .model import Analysis, Finding, FixGroup, Translation
+from .model import PERSON_KINDS, Analysis, Finding, FixGroup, Report, ReportKind, Translation
 from .review_state import DecisionRecord
 from .source import Language, Source, language_for
 
@@ -77,6 +77,45 @@ class Change:
     message: str
 
 
+REPORT_PREFIX = "report:"
+
+
+@dataclass(frozen=True, slots=True)
+class ReportItem:
+    """A translation report a person has to act on (model.PERSON_KINDS), as the review shows it: a mark
+    in the diff's gutter, an entry in the panel and the overview, a stop for j/k. Nothing to decide: the
+    code is ported by hand."""
+
+    id: str           # "report:<kind>:<line>:<col>", unique within the file
+    kind: ReportKind
+    name: str
+    start: int
+    end: int
+    line: int
+    col: int
+    message: str
+    hip_name: str = ""
+    since: str = ""
+
+
+def is_report(item_id: str | None) -> bool:
+    return item_id is not None and item_id.startswith(REPORT_PREFIX)
+
+
+def report_items(reports: Iterable[Report]) -> tuple[ReportItem, ...]:
+    """The reports of the kinds a person acts on, with ids, in the order of the text."""
+    items: list[ReportItem] = []
+    seen: dict[str, int] = {}
+    for r in sorted(reports, key=lambda r: (r.start, r.end)):
+        if r.kind not in PERSON_KINDS:
+            continue
+        rid = f"{REPORT_PREFIX}{r.kind.value}:{r.line}:{r.col}"
+        n = seen[rid] = seen.get(rid, 0) + 1
+        items.append(ReportItem(rid if n == 1 else f"{rid}#{n}", r.kind, r.name, r.start, r.end, r.line, r.col,
+                                r.message, r.hip_name, r.since))
+    return tuple(items)
+
+
 @dataclass
 class FileReview:
     """One loaded file. `findings` are sorted by position; groups map group id -> member finding ids."""
@@ -92,6 +131,12 @@ class FileReview:
     index: dict[str, int] = field(default_factory=dict)  # finding id -> position in `findings`
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
     fix_groups: dict[str, FixGroup] = field(default_factory=dict)
+    names: frozenset[str] = frozenset()  # the project's own CUDA-looking names the translation knew
+    reports: tuple[ReportItem, ...] = ()  # the reports a person acts on (report_items)
+    report_by_id: dict[str, ReportItem] = field(default_factory=dict)
+    # findings and reports in the order of the text (a finding before a report at the same place): what
+    # the diff marks and what j/k walk
+    marked: tuple[Finding | ReportItem, ...] = ()
 
     def group_of(self, finding_id: str) -> tuple[str, ...]:
         return self.groups[self.by_id[finding_id].group]

@@ -146,11 +146,13 @@ async def test_next_previous_undecided_and_any(project: Path) -> None:
         assert screen.current == LANE
         await pilot.press("K", "K")
         assert screen.current == GROUP[0]
-        await pilot.press("K")
-        assert "No previous finding" in screen.last_message
         # the diff cursor follows the finding
         dv = screen.query_one(DiffView)
         assert GROUP[0] in dv.rows[dv.cursor].finding_ids
+        # before the first: on through the project's other files (none has findings) and around its end
+        await pilot.press("K")
+        assert "back to the end of gemm.cu, the only file with one" in screen.last_message
+        assert screen.current == screen.session.load("gemm.cu").findings[-1].id
 
 
 async def test_file_switch_with_braces(project: Path) -> None:
@@ -720,6 +722,7 @@ async def test_a_partly_accepted_group_from_saved_state_is_shown_held(project: P
         marks = screen.query_one(DiffView).marks
         assert marks[GROUP[0]].decision == "!"
         assert "held back" in str(screen.query_one("#diff-title").render())
-        await pilot.press("K", "K", "K")
+        assert screen.current == GROUP[1]  # the first undecided
+        await pilot.press("K")
         assert screen.current == GROUP[0]
         assert "NOT applied" in str(screen.query_one("#finding-body").render())

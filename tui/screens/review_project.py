@@ -52,6 +52,11 @@ class ProjectPanes:
         @property
         def file_list(self) -> FileList: ...
         def say(self, message: str, severity: str = "information") -> None: ...
+        def load_file(self, rel: str) -> Any: ...
+        current: str | None
+        loading_rel: str | None
+        failed: str | None
+        pending_finding: str | None
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
 
     def _analysis_tick(self) -> None:
@@ -59,6 +64,7 @@ class ProjectPanes:
         analysis = getattr(self.app, "analysis", None)
         if analysis is None:
             return
+        self.reload_if_dropped()
         seen = max(self._analysis_seen, 0)
         new = analysis.arrived_since(seen)
         if not new and not (analysis.finished or analysis.error):
@@ -71,6 +77,16 @@ class ProjectPanes:
         self.refresh_status(view)
         if analysis.finished or analysis.error:
             self._analysis_timer.stop()
+
+    def reload_if_dropped(self) -> None:
+        """The analysis learned the project's own CUDA-looking names after the shown file was translated
+        (session.learn_project_names dropped it): translate it again in a worker, on the same finding."""
+        rel = self.rel
+        if rel is None or self.loading_rel is not None or self.failed is not None or self.session.is_loaded(rel):
+            return
+        self.pending_finding = self.current
+        self.loading_rel = rel
+        self.load_file(rel)
 
     def project(self) -> ProjectView:
         """The project's rows and totals. Built in full once (and after invalidate_rows); after that
@@ -149,8 +165,9 @@ class ProjectPanes:
             row = next((e for e in view.rows if e.rel == self.rel), None)
         if row is not None:
             parts.append(f"{row.rel} {row.decided}/{row.findings}")
-        if view.unsupported:
-            parts.append(f"{view.unsupported} unsupported")
+        kinds = view.report_kinds()  # split by kind, as `hipport convert` and `scan` count them
+        if kinds:
+            parts.append(", ".join(f"{n} {kind}" for kind, n in kinds.items()))
         unwritten = len(self.session.unwritten())
         if unwritten:
             parts.append(f"{unwritten} unwritten")

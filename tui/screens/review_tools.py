@@ -280,14 +280,14 @@ class ReviewTools:
         self.say("Looking for identical findings in the project …")
         self._find_identical(self.rel, fid, decision)
 
-    def _candidates(self) -> list[str]:
-        """Files that may hold findings: loaded ones, and those the background analysis found findings in
-        (or has not reached yet)."""
+    def _candidates(self, reports: bool = False) -> list[str]:
+        """Files that may hold findings (and, with `reports`, translation reports a person acts on): loaded
+        ones, and those the background analysis found some in (or has not reached yet)."""
         analysis = getattr(self.app, "analysis", None)
         out = []
         for e in self.session.files():
             s = analysis.summary(e.rel) if analysis is not None else None
-            if self.session.is_loaded(e.rel) or s is None or s.findings:
+            if self.session.is_loaded(e.rel) or s is None or s.findings or (reports and s.unsupported):
                 out.append(e.rel)
         return out
 
@@ -345,7 +345,7 @@ class ReviewTools:
     def _collect_overview(self) -> None:
         from hipport.engine.project_findings import finding_rows
 
-        rels = self._candidates()
+        rels = self._candidates(reports=True)
         rows = finding_rows(self.session, rels)
         analysis = getattr(self.app, "analysis", None)
         note = ""

@@ -95,6 +95,7 @@ class DiffView(ScrollView, can_focus=True):
         "diff--stale",
         "diff--empty",
         "diff--finding-word",
+        "diff--report",
     }
 
     # the vertical scrollbar's column is always kept free (stable gutter) and no text is ever drawn

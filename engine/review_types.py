@@ -13,8 +13,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .model import PERSON_KINDS, Analysis, Finding, FixGroup, Report, ReportKind, Translation
-from .review_state import DecisionRecord
+from .model import PERSON_KINDS, Analysis, Finding, FixGroup, FixStyle, Report, ReportKind, Translation
+from .review_state import Decision, DecisionRecord
 from .source import Language, Source, language_for
 
 TranslateFn = Callable[[Source, Any], Translation]
@@ -174,3 +174,28 @@ def anchor(fr: FileReview, f: Finding) -> str:
     end = fr.source.text.find("\n", max(f.end, a))
     line = fr.source.text[a : end if end >= 0 else len(fr.source.text)]
     return hashlib.sha256(line.strip().encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def context(fr: FileReview, f: Finding) -> str:
+    """Short hash of the nearest non-blank line above the finding and the nearest below it, stripped:
+    tells apart findings on identical lines (two kernels' `for (int o = 16; ...)`) when a decision is
+    carried over to a changed file (review_stale.match_decisions)."""
+    text = fr.source.text
+    starts = fr.source.line_starts
+    n = len(starts)
+
+    def line(i: int) -> str:  # 0-based, stripped
+        a = starts[i]
+        b = text.find("\n", a)
+        return text[a:b if b >= 0 else len(text)].strip()
+
+    first = min(max(f.line - 1, 0), max(n - 1, 0))
+    last = min(first + text.count("\n", f.start, max(f.start, f.end - 1)), n - 1)
+    above = next((t for i in range(first - 1, -1, -1) if (t := line(i))), "")
+    below = next((t for i in range(last + 1, n) if (t := line(i))), "")
+    return hashlib.sha256(f"{above}\0{below}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def decision_record(fr: FileReview, f: Finding, decision: Decision, style: FixStyle) -> DecisionRecord:
+    """A decision on `f` with what finds it again on a changed file (its line's content and context)."""
+    return DecisionRecord(decision, style, f.rule, anchor(fr, f), context(fr, f))

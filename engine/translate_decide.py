@@ -82,16 +82,19 @@ def _decide(name: str, mapping: Any, options: TranslateOptions) -> _Decision | N
     if options.hip_data_types and name in HIP_DATA_TYPES:
         target = HIP_DATA_TYPES[name]
     v = ".".join(map(str, options.rocm))
+    note = e.section.split("overrides.tsv: ", 1)[1][:-1] if "overrides.tsv: " in e.section else ""
     if not target or (e.status == "unsupported" and target == e.hip):
-        why = (e.section.split("overrides.tsv: ", 1)[1][:-1] if "overrides.tsv: " in e.section
-               else "AMD's HIPIFY tables list it as unsupported")
+        why = note or "AMD's HIPIFY tables list it as unsupported"
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED, f"{name} has no HIP equivalent ({why})", "")
     if target == e.hip and e.hip_removed and mapping.version_at_least(e.hip_removed, options.rocm):
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED,
                 f"{name}: its HIP counterpart {target} was removed in HIP {e.hip_removed}", "")
     if target == e.hip and e.needs_newer_rocm(options.rocm):
+        # the hand-kept table's note says what older releases offer (the warp-sync builtins: 6.2-6.4 with
+        # -DHIP_ENABLE_WARP_SYNC_BUILTINS)
         return (_REPORT, "", fam, ReportKind.NEEDS_NEWER_ROCM,
-                f"{name} -> {target} needs ROCm {e.hip_added} (target is ROCm {v}; use --rocm)", e.hip_added)
+                f"{name} -> {target} needs ROCm {e.hip_added} (target is ROCm {v}; use --rocm)"
+                + (f"; {note}" if note else ""), e.hip_added)
     exp = e.roc_experimental if target != e.hip else e.experimental
     if exp and not options.experimental:
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED,

@@ -12,6 +12,7 @@ ptxas/gcc style `file:line:col: error: msg`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -42,9 +43,19 @@ _NVCC = re.compile(
 )
 
 
+# Headers that are not the person's code: hipport's own compatibility headers (force-included by the
+# build plan) and the system's. An error inside one is reported at the person's line that led to it.
+_SHIMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shims") + os.sep
+_SYSTEM = ("/usr/include/", "/usr/lib/", "/usr/local/include/", "/opt/rocm")
+
+
+def _foreign(path: str) -> bool:
+    p = os.path.abspath(path)
+    return p.startswith(_SHIMS) or p.startswith(_SYSTEM)
+
+
 def parse_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
-    seen: set[tuple[str, int, int | None, str, str]] = set()
-    out: list[Diagnostic] = []
+    parsed: list[Diagnostic] = []
     for raw in lines:
         text = raw.rstrip("\n").rstrip()
         m = _CLANG.match(text) or _NVCC.match(text)
@@ -53,20 +64,50 @@ def parse_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
         sev = m.group("sev")
         sev = "error" if sev == "fatal error" else sev
         col = m.groupdict().get("col")
-        d = Diagnostic(
+        parsed.append(Diagnostic(
             path=m.group("path").strip(),
             line=int(m.group("line")),
             col=int(col) if col else None,
             severity=sev,
             message=m.group("msg").strip(),
             flag=m.group("flag"),
-        )
+        ))
+    seen: set[tuple[str, int, int | None, str, str]] = set()
+    out: list[Diagnostic] = []
+    moved_to: set[int] = set()  # notes an error was moved to: the error says it, the note is not repeated
+    for i, d in enumerate(parsed):
+        if i in moved_to:
+            continue
+        if d.severity != "note" and _foreign(d.path):
+            j = _own_line(parsed, i)
+            if j is not None:
+                own = parsed[j]
+                where = f"{os.path.basename(d.path)}:{d.line}"
+                d = Diagnostic(own.path, own.line, own.col, d.severity, f"{d.message} (in {where})", d.flag)
+                moved_to.add(j)
         key = (d.path, d.line, d.col, d.severity, d.message)
         if key in seen:
             continue
         seen.add(key)
         out.append(d)
     return out
+
+
+def _own_line(parsed: list[Diagnostic], i: int) -> int | None:
+    """An error inside a header that is not the person's (a static_assert in hipport's compatibility
+    header, a template in a system header) belongs at the person's line its notes lead to ("in
+    instantiation of ... requested here", else the last note in the person's code): that note's index,
+    or None when no note leads out of such headers."""
+    own: int | None = None
+    for j in range(i + 1, len(parsed)):
+        note = parsed[j]
+        if note.severity != "note":
+            break
+        if not _foreign(note.path):
+            own = j
+            if "requested here" in note.message:
+                break
+    return own
 
 
 # (pattern, explanation) in priority order: the first match wins. Texts: ROCm/clr hip_error.cpp

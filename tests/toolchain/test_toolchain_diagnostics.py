@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from hipport.engine.toolchain.diagnostics import explain_error, parse_diagnostics
@@ -32,10 +37,11 @@ def test_clang_diagnostics_deduplicated_across_arches() -> None:
     diags = parse_diagnostics(CLANG.splitlines())
     assert [(d.path, d.line, d.col, d.severity) for d in diags] == [
         ("gemm.hip", 90, 3, "warning"),
-        ("/opt/rocm/include/hip/amd_detail/amd_warp_sync_functions.h", 30, 5, "error"),
-        ("gemm.hip", 195, 57, "note"),
+        # ROCm's header asserts, the person's line 195 passed the 32-bit mask: the error is put there
+        ("gemm.hip", 195, 57, "error"),
         ("src/k.hip", 12, None, "error"),
     ]
+    assert diags[1].message.endswith("(in amd_warp_sync_functions.h:30)")
     assert diags[0].flag == "-Wunused-result"
     assert diags[0].message.startswith("ignoring return value")
     assert diags[0].location() == "gemm.hip:90:3"
@@ -80,3 +86,25 @@ def test_known_errors_are_explained(text: str, needle: str) -> None:
 
 def test_unknown_text_has_no_explanation() -> None:
     assert explain_error("all good\nPASS") is None
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed")
+def test_an_error_in_hipports_compatibility_header_points_at_the_persons_line(tmp_path: Path) -> None:
+    """Issue 19 item 14: a 32-bit mask hits the static_assert of hipport's *_sync compatibility header
+    (force-included for HIP < 6.2, as the build plan does): the diagnostic is the .hip file's line, with
+    the header's place in its message. Real hipcc (Debian HIP 5.2)."""
+    from hipport.engine.toolchain.plan import shim_header
+
+    src = tmp_path / "k.hip"
+    src.write_text("#include <hip/hip_runtime.h>\n__global__ void k(float* x) {\n    float v = x[threadIdx.x];\n"
+                   "    for (int o = 16; o > 0; o /= 2)\n        v += __shfl_down_sync(0xffffffff, v, o);\n"
+                   "    x[threadIdx.x] = v;\n}\n")
+    proc = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-include", str(shim_header()), "-c", "k.hip",
+                           "-o", "k.o"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert proc.returncode != 0
+    assert "hip_sync_compat.h" in proc.stderr  # the compiler itself blames the header
+    errors = [d for d in parse_diagnostics(proc.stderr.splitlines()) if d.severity == "error"]
+    assert [(d.path, d.line, d.col) for d in errors] == [("k.hip", 5, 14)], errors
+    assert "64-bit" in errors[0].message and "hip_sync_compat.h" in errors[0].message

@@ -57,4 +57,48 @@ def handle(args: argparse.Namespace) -> int:
     from hipport.tui.commands.open import open_app
 
     print(f"hipport demo: {dest}")
-    return open_app(dest, theme=args.theme)
+    try:
+        return open_app(dest, theme=args.theme)
+    finally:
+        if not args.dir:  # a temp folder of ours: gone unless the person left work in it
+            tidy_up(dest)
+
+
+def tidy_up(dest: Path) -> None:
+    """Remove the temp demo repository when nothing in it is the person's: no commit after the import,
+    a clean work tree, no saved review decisions. Otherwise keep it and say where it is."""
+    import json
+    import shutil
+    import subprocess
+
+    from hipport.engine.review_state import state_path
+    from hipport.engine.vcs import VcsError, repo_state
+
+    why = None
+    try:
+        state = repo_state(dest)
+        commits = len(_log(dest))
+        if commits != 1:
+            why = "it has your commits"
+        elif state.staged or state.dirty or state.untracked:
+            why = "it has changed files"
+    except (VcsError, OSError, ValueError, subprocess.CalledProcessError) as e:
+        why = f"it could not be checked ({e})"
+    try:
+        saved = json.loads(state_path(dest).read_text(encoding="utf-8"))
+        if any(f.get("decisions") for f in saved.get("files", {}).values()):
+            why = why or "it has your review decisions"
+    except (OSError, ValueError, AttributeError):
+        pass
+    if why is not None:
+        print(f"hipport demo: kept {dest} ({why}); `hipport {dest}` opens it again")
+        return
+    shutil.rmtree(dest, ignore_errors=True)
+    print(f"hipport demo: removed {dest} (nothing in it was yours; `hipport demo --dir DIR` keeps a demo)")
+
+
+def _log(dest: Path) -> list[str]:
+    import subprocess
+
+    out = subprocess.run(["git", "rev-list", "HEAD"], cwd=dest, capture_output=True, text=True, check=True)
+    return out.stdout.split()

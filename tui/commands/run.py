@@ -155,7 +155,12 @@ def handle(args: argparse.Namespace) -> int:
         print("an NVIDIA GPU is present: `hipport run --baseline` records the original CUDA program's results; "
               "`hipport run --platform nvidia` runs the HIP port on it and compares", file=out)
     if args.dry_run:
-        return 0
+        if rp.ready:
+            return 0
+        # a plan that cannot run is not a successful dry run: scripts checking `--dry-run` must see it
+        print(f"plan blocked: {rp.notes[0] if rp.notes else 'nothing here can build or launch this project'}",
+              file=sys.stderr)
+        return 1
     if not rp.ready:
         if rp.notes and rp.notes[0].startswith("convert first"):
             if args.json:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -23,7 +23,7 @@ class OverviewScreen(ModalScreen[tuple[str, str] | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
-        Binding("slash,f", "focus_filter", "Filter", show=False),
+        Binding("slash", "focus_filter", "Filter", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -43,7 +43,10 @@ class OverviewScreen(ModalScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="overview"):
             yield Static(id="overview-summary")
-            yield Input(placeholder="filter: rule, file, decision, tier, words of the message", id="overview-filter")
+            # select_on_focus off: the first key typed into the table moves the focus here, the next must
+            # not replace it
+            yield Input(placeholder="filter: rule, file, decision, tier, words of the message", id="overview-filter",
+                        select_on_focus=False)
             yield DataTable(id="overview-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
@@ -87,6 +90,17 @@ class OverviewScreen(ModalScreen[tuple[str, str] | None]):
         key = str(event.row_key.value or "")
         rel, _, fid = key.partition("\0")
         self.dismiss((rel, fid))
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing while the table has the focus filters: the text goes to the filter box (it was dropped
+        until `/` was pressed)."""
+        box = self.query_one("#overview-filter", Input)
+        if box.has_focus or not event.is_printable or not event.character or event.character == "/":
+            return
+        event.stop()
+        event.prevent_default()
+        box.focus()
+        box.insert_text_at_cursor(event.character)
 
     def action_focus_filter(self) -> None:
         self.query_one("#overview-filter", Input).focus()

@@ -602,10 +602,19 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
             return
         if self.run_pane.diagnostics:
             self.run_pane.write_line(f"{len(self.run_pane.diagnostics)} diagnostics: press x to jump to each")
-        if event.code == 0:
-            self.say(f"Build and run finished in {event.seconds:.1f} s")
+        from hipport.engine.toolchain.execute import NO_SELF_CHECK  # loaded by the run already
+
+        status = event.report.status if event.report is not None else ""
+        if event.code != 0:
+            self.say(f"Build/run failed (exit {event.code}){f': {status}' if status else ''}", "error")
+        elif status == "built, not launched":  # nothing ran: say so, not "finished"
+            self.say(f"Built in {event.seconds:.1f} s; nothing was run (no GPU of this platform here: see the "
+                     "run pane)", "warning")
+        elif status in ("passed", NO_SELF_CHECK):
+            self.say(f"Build and run: {status} in {event.seconds:.1f} s")
         else:
-            self.say(f"Build/run failed (exit {event.code})", "error")
+            self.say(f"Build and run: {status or 'finished'} in {event.seconds:.1f} s", "error" if status else
+                     "information")
 
     # ---- app-level ---------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -59,6 +59,7 @@ class ReviewTools:
         def repaint(self, keep_cursor: bool = True) -> None: ...
         def open_file(self, rel: str) -> None: ...
         def refresh_status(self, view: Any = None) -> None: ...
+        last_message: str
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
         def refresh_bindings(self) -> None: ...
         def invalidate_rows(self) -> None: ...
@@ -354,7 +355,14 @@ class ReviewTools:
         self.app.call_from_thread(self._show_overview, rows, note)
 
     def _show_overview(self, rows: list[Any], note: str) -> None:
+        from hipport.engine.project_findings import BY_HAND
+
         from .overview import OverviewScreen
+
+        reports = sum(1 for r in rows if r.decision == BY_HAND)
+        # the header no longer says "Collecting every finding …" once they are shown
+        self.last_message = f"Overview: {len(rows) - reports} finding(s), {reports} report(s) to port by hand"
+        self.refresh_status()
 
         def chosen(target: tuple[str, str] | None) -> None:
             if target is None:

@@ -38,7 +38,7 @@ from .config import Config, ConfigError, load_config
 from .diffrows import Row, build_rows
 from .discover import discover
 from .edits import Edit, EditConflict, apply_edits, find_conflict
-from .model import Analysis, Finding, Translation
+from .model import Analysis, Finding, ReportKind, Translation
 from .outputs import output_folder_rel
 from .review_decisions import Decisions
 from .review_stale import Staleness
@@ -242,9 +242,14 @@ class ReviewSession(Decisions, Staleness, Writing):
 
     def _names_affect(self, fr: FileReview) -> bool:
         """Whether the file was translated with other project names than the session's, in a way that
-        changes its reports (a name that differs occurs in its text)."""
+        changes its reports: a name now known that it reported as unknown, or one no longer known that
+        its text uses."""
         now = self._project_names or frozenset()
-        return fr.names != now and any(name in fr.source.text for name in fr.names ^ now)
+        if fr.names == now:
+            return False
+        added, removed = now - fr.names, fr.names - now
+        return (any(r.kind is ReportKind.UNKNOWN and r.name in added for r in fr.translation.reports)
+                or any(name in fr.source.text for name in removed))
 
     def _options(self) -> tuple[TranslateOptions, WarpOptions]:
         topt = translate_options(self.config)

@@ -270,3 +270,29 @@ async def test_j_and_k_walk_the_whole_project_in_file_list_order(tmp_path: Path)
             walked.append((screen.rel, screen.current))
         back = [stops[(start + len(stops) - k) % len(stops)] for k in range(1, len(stops) + 1)]
         assert walked[len(stops) + 1:] == back
+
+
+async def test_a_file_shown_before_the_projects_names_were_learned_is_translated_again(tmp_path: Path) -> None:
+    """The app learns the project's own names in its background analysis, after the first screen: a file
+    translated before (cudaCheck then looked unknown) is dropped and translated again while shown."""
+    root = llmc_like(tmp_path / "llmc")
+    rel = "dev/cuda/adamw_forward.cu"
+    session = ReviewSession.open(root, autosave=False)
+    early = session.load(rel)  # as the app's first file is, before the analysis ran
+    assert {r.name for r in early.reports} == {"cudaCheck"}
+    app = PortApp(session)
+    app.first_file = rel  # type: ignore[attr-defined]
+    async with app.run_test(size=(160, 45)) as pilot:
+        await analysed(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        for _ in range(100):  # the next analysis tick reloads the shown file
+            screen._analysis_tick()
+            await shown(pilot)
+            if session.is_loaded(rel) and session.load(rel) is not early:
+                break
+        assert screen.rel == rel and session.load(rel) is not early
+        assert session.load(rel).reports == ()
+        dv = screen.query_one(DiffView)
+        assert not any(dv.marks.get(i) for row in dv.rows for i in row.finding_ids if i.startswith("report:"))
+        assert header_kinds(header(screen)).get("unknown") == 1  # cudaNotAnApi only, as scan says

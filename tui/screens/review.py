@@ -82,6 +82,7 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         # j/k/J/K crossing into another file: (step, undecided only, the file the walk started in), used
         # once that file is shown
         self.pending_nav: tuple[int, bool, str] | None = None
+        self.shown_review: Any = None  # the engine FileReview the diff was last painted from
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -193,6 +194,7 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         if rel is None or self.loading_rel is not None or self.failed is not None:
             return
         fr = self.session.load(rel)
+        self.shown_review = fr  # the load the diff shows (a new one replaces it: reload_if_dropped)
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
         self.diff.set_rows(rows, language=fr.source.language.value, keep_cursor=keep_cursor)
         self.diff.set_marks(self.marks(), self.current)

@@ -57,6 +57,8 @@ class ProjectPanes:
         loading_rel: str | None
         failed: str | None
         pending_finding: str | None
+        shown_review: Any
+        def repaint(self, keep_cursor: bool = True) -> None: ...
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
 
     def _analysis_tick(self) -> None:
@@ -82,7 +84,11 @@ class ProjectPanes:
         """The analysis learned the project's own CUDA-looking names after the shown file was translated
         (session.learn_project_names dropped it): translate it again in a worker, on the same finding."""
         rel = self.rel
-        if rel is None or self.loading_rel is not None or self.failed is not None or self.session.is_loaded(rel):
+        if rel is None or self.loading_rel is not None or self.failed is not None:
+            return
+        if self.session.is_loaded(rel):
+            if self.session.load(rel) is not self.shown_review:  # translated again meanwhile: show that one
+                self.repaint()
             return
         self.pending_finding = self.current
         self.loading_rel = rel

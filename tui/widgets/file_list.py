@@ -154,7 +154,8 @@ class FileList(Vertical):
         # streams in from the background analysis without rebuilding it)
         index = self._index()
         changed = set(changed) | {r for r in (current, old_current) if r is not None}
-        labels = {index[r]: self._label(self.items[index[r]]) for r in changed if r in index}
+        room = self._label_width
+        labels = {index[r]: self._label(self.items[index[r]], room) for r in changed if r in index}
         if labels:
             self.options.set_prompts(labels)
         if current != old_current and current in index:
@@ -184,14 +185,13 @@ class FileList(Vertical):
         scored = [(matcher.match(it.rel), i, it) for i, it in enumerate(self.items)]
         return [it for score, _, it in sorted(scored, key=lambda t: (-t[0], t[1])) if score > 0]
 
-    def _label(self, item: FileItem) -> Content:
-        """One row in the list's width: the state word goes first when space is short (the symbol says
-        the same), then the middle of the path, never its end or the counts."""
+    def _label(self, item: FileItem, room: int) -> Content:
+        """One row in `room` cells (0: not laid out yet, whole): the state word goes first when space is
+        short (the symbol says the same), then the middle of the path, never its end or the counts."""
         marker = "▶" if item.rel == self.current else " "
         counts = f" {item.counts}" if item.counts else ""
         state = f" {item.state}"
         path = item.rel
-        room = self._label_width
         if room:
             fixed = 3 + len(counts)
             if fixed + len(path) + len(state) > room:
@@ -223,7 +223,8 @@ class FileList(Vertical):
     def _rebuild(self) -> None:
         options = self.options
         shown = self.shown_items()
-        options.set_options(Option(self._label(it), id=it.rel) for it in shown)
+        room = self._label_width
+        options.set_options(Option(self._label(it, room), id=it.rel) for it in shown)
         for i, it in enumerate(shown):
             if it.rel == self.current:
                 options.highlighted = i

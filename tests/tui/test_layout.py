@@ -261,3 +261,13 @@ async def test_file_list_tells_files_apart_and_grows(tmp_path: Path) -> None:
             assert "decided" in status, (width, status)  # the counts are never what the width cuts
     assert widths[200] > widths[120] >= widths[80]
     assert widths[200] >= 45, widths  # a 200-column terminal gives the list room for long paths
+    # the terminal grows while the app runs: the rows are made again for the new width
+    app = PortApp(open_session(root))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await analysed(pilot)
+        options = app.screen.query_one(FileOptions)
+        assert not any(t.rstrip().endswith(".cu") and "/matrixMulCUBLAS.cu" in t for t in screen_rows(app, options))
+        await pilot.resize_terminal(200, 30)
+        await pilot.pause()
+        rows = screen_rows(app, options)
+        assert any("/matrixMulCUBLAS.cu" in t for t in rows), rows

@@ -216,9 +216,14 @@ class FileList(Vertical):
 
     def on_resize(self, event: events.Resize) -> None:
         width = self._label_width
-        if width != self._labelled_at:
-            self._labelled_at = width
+        if width == self._labelled_at:
+            return
+        self._labelled_at = width
+        if self.query_text:
             self._rebuild()
+            return
+        # the same rows in the same order: new labels in place (rebuilding 5,000 options re-measures them)
+        self.options.set_prompts({i: self._label(it, width) for i, it in enumerate(self.items)})
 
     def _rebuild(self) -> None:
         options = self.options

@@ -116,7 +116,7 @@ def load(root: Path) -> dict[str, tuple[int, ...]]:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("version") != VERSION:
             return {}
-        from .project_analysis import PERSON_KINDS
+        from .model import PERSON_KINDS
 
         width = 2 + len(PERSON_KINDS)  # findings, edits, then the reports of each kind
         return {str(k): tuple(int(x) for x in v) for k, v in data["entries"].items() if len(v) == width}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -108,6 +109,8 @@ class NameIndex:
         """(names the file defines, what its quoted includes spell), or None when it cannot be read."""
         try:
             st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):  # a FIFO or device named like a source: never read (it blocks)
+                return None
             key = (st.st_size, st.st_mtime_ns)
             kept = self._facts.get(path)
             if kept is not None and kept[0] == key:

@@ -1,8 +1,8 @@
 """Per-file analysis summaries kept across runs: `.hipport/cache/analysis.json`.
 
 A reopened project's counts are final at once when nothing changed. Each file's summary (findings,
-translation edits, unsupported reports: project_analysis.FileSummary) is stored under a key that covers
-everything the analysis of that file reads:
+translation edits, reports of each kind a person acts on: project_analysis.FileSummary) is stored under
+a key that covers everything the analysis of that file reads:
 
 - the engine itself: a digest of every file of the engine package (code, rule and mapping tables), so
   another hipport (or an edited checkout) never reads an older engine's counts;
@@ -35,7 +35,7 @@ from typing import Any
 from . import state_files
 from .fsutil import WriteError
 
-VERSION = 1
+VERSION = 2  # 2: the reports counted per kind (project_analysis.PERSON_KINDS)
 CACHE_REL = "cache/analysis.json"  # under .hipport/, read and written only through state_files (no links)
 
 
@@ -108,7 +108,7 @@ def file_key(run_salt: str, path: Path, rel: str, data: bytes, project_headers: 
     return h.hexdigest()
 
 
-def load(root: Path) -> dict[str, tuple[int, int, int]]:
+def load(root: Path) -> dict[str, tuple[int, ...]]:
     """The stored summaries by key (empty when there is none, or it is unreadable or of another version)."""
     try:
         raw = state_files.read(Path(root), CACHE_REL)  # counts only from the project's own folder
@@ -117,12 +117,15 @@ def load(root: Path) -> dict[str, tuple[int, int, int]]:
         data = json.loads(raw.decode("utf-8"))
         if data.get("version") != VERSION:
             return {}
-        return {str(k): (int(v[0]), int(v[1]), int(v[2])) for k, v in data["entries"].items()}
+        from .model import PERSON_KINDS
+
+        width = 2 + len(PERSON_KINDS)  # findings, edits, then the reports of each kind
+        return {str(k): tuple(int(x) for x in v) for k, v in data["entries"].items() if len(v) == width}
     except (WriteError, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return {}
 
 
-def save(root: Path, entries: dict[str, tuple[int, int, int]]) -> str | None:
+def save(root: Path, entries: dict[str, tuple[int, ...]]) -> str | None:
     """Write the summaries of this run (atomically, under the project's lock); the reason when not."""
     from .project_lock import LockHeld, state_write_lock
 

@@ -89,6 +89,17 @@ def translate_options(cfg: Config, **extra: Any) -> TranslateOptions:
     return TranslateOptions(**fields)
 
 
+def with_project_names(options: TranslateOptions, paths: Sequence[str | Path]) -> TranslateOptions:
+    """`options` knowing the CUDA-looking names the files at `paths` (and the headers they include)
+    define themselves (engine/project_names.py): scan, convert and the app pass the same files' names,
+    so they report the same."""
+    import dataclasses
+
+    from .project_names import defined_names
+
+    return dataclasses.replace(options, project_names=defined_names(paths, options.include_dirs))
+
+
 def warp_options(cfg: Config) -> WarpOptions:
     from .warp import WarpOptions  # the rule catalog loads only when warp analysis is asked for
 
@@ -126,8 +137,10 @@ def warp_scan(paths: Sequence[str | Path], cfg: Config, options: TranslateOption
     wopts = warp_options(cfg)
     files: list[FileReport] = []
     errors = 0
+    items = _walk(paths)
+    options = with_project_names(options, [it.path for it in items])
     root = source_root(paths)
-    for it in _walk(paths):
+    for it in items:
         shown = report_path(it.path, root)
         try:
             src = read_source(it.path)
@@ -150,6 +163,7 @@ def scan_document(paths: Sequence[str | Path], options: TranslateOptions, jobs: 
 
     items = _walk(paths)
     root = source_root(paths)
+    options = with_project_names(options, [it.path for it in items])
     batch = [Job(str(it.path), it.rel, options, render=False) for it in items]
     files: list[dict[str, Any]] = []
     totals: dict[str, Any] = {"files": 0, "errors": 0, "lines": 0, "converted": 0, "unconverted": 0,
@@ -218,4 +232,5 @@ __all__ = [
     "translate_options",
     "warp_options",
     "warp_scan",
+    "with_project_names",
 ]

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 from .edits import Edit, EditConflict, find_conflict

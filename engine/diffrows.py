@@ -21,12 +21,22 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from .edits import Edit, EditConflict, find_conflict, sort_edits
-from .model import Finding
 
 RowKind = Literal["same", "change", "fold"]
+
+
+class Marked(Protocol):
+    """What marks rows: a warp Finding, or a translation report a person acts on (review_types.ReportItem)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +106,7 @@ class LineTable:
         # (findings object, its marks per line, finished rows keyed by (line|block, delta))
         self._marks: tuple[object, dict[int, list[tuple[str, int, int]]], dict[object, object]] | None = None
 
-    def marks_for(self, findings: Sequence[Finding]) -> tuple[dict[int, list[tuple[str, int, int]]],
+    def marks_for(self, findings: Sequence[Marked]) -> tuple[dict[int, list[tuple[str, int, int]]],
                                                                dict[object, object]]:
         """Finding marks per line, and the row cache that goes with them (reset for new findings)."""
         with self._lock:
@@ -352,7 +362,7 @@ def _blocks(t: LineTable, edits: Sequence[Edit], checked: bool = False) -> list[
     return blocks
 
 
-def _finding_index(t: LineTable, findings: Sequence[Finding]) -> dict[int, list[tuple[str, int, int]]]:
+def _finding_index(t: LineTable, findings: Sequence[Marked]) -> dict[int, list[tuple[str, int, int]]]:
     """line -> [(finding id, span start, span end)] in line-local offsets (empty span when none)."""
     by_line: dict[int, list[tuple[str, int, int]]] = {}
     if t.n == 0:
@@ -377,7 +387,7 @@ def _with_findings(spans: tuple[Span, ...], marks: list[tuple[str, int, int]] | 
 def build_rows(
     source_text: str,
     edits: Sequence[Edit],
-    findings: Sequence[Finding] = (),
+    findings: Sequence[Marked] = (),
     context: int = 3,
     expanded: frozenset[int] = frozenset(),
     *,

@@ -22,6 +22,11 @@ class ReportKind(StrEnum):
     NOT_EXACT = "not-exact"              # the logical-warp port cannot make it exact (warp/logical.py NotExact)
 
 
+# report kinds that mean "a person has to port this by hand", in the order `convert`, `scan` and the app
+# list them; the app marks each such report in the diff's gutter and lets j/k and the overview reach it
+PERSON_KINDS = (ReportKind.UNSUPPORTED, ReportKind.NEEDS_NEWER_ROCM, ReportKind.MANUAL, ReportKind.UNKNOWN)
+
+
 @dataclass(frozen=True, slots=True)
 class Report:
     """Something the translation could not (fully) do, located in the original text."""

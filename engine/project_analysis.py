@@ -32,11 +32,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .model import ReportKind, Translation
+from .model import PERSON_KINDS, Translation
 
-# report kinds that mean "a person has to port this by hand"
-NEEDS_PERSON = frozenset({ReportKind.UNSUPPORTED, ReportKind.NEEDS_NEWER_ROCM, ReportKind.UNKNOWN,
-                          ReportKind.MANUAL})
+NEEDS_PERSON = frozenset(PERSON_KINDS)  # model.PERSON_KINDS: report kinds a person acts on
+NO_REPORTS = (0,) * len(PERSON_KINDS)
 POOL_MIN_FILES = 64   # below this the thread is as fast as a pool (forkserver start ~0.3 s)
 CHUNK = 8             # files per pool task: fewer round trips, still a smooth progress bar
 WORKER_GC_THRESHOLDS = (50_000, 20, 20)  # a pool worker's cycle collector (gc.set_threshold): _batch_gc
@@ -62,12 +61,26 @@ class FileSummary:
     rel: str
     findings: int = 0
     edits: int = 0
-    unsupported: int = 0   # reports of kinds in NEEDS_PERSON
+    reports: tuple[int, ...] = NO_REPORTS  # reports of each kind of PERSON_KINDS
     error: str | None = None
+
+    @property
+    def unsupported(self) -> int:
+        """Reports a person has to act on, of every kind in NEEDS_PERSON."""
+        return sum(self.reports)
+
+
+def report_counts(translation: Translation) -> tuple[int, ...]:
+    """How many reports of each kind of PERSON_KINDS the translation made."""
+    counts = dict.fromkeys(PERSON_KINDS, 0)
+    for r in translation.reports:
+        if r.kind in counts:
+            counts[r.kind] += 1
+    return tuple(counts.values())
 
 
 def unsupported_count(translation: Translation) -> int:
-    return sum(1 for r in translation.reports if r.kind in NEEDS_PERSON)
+    return sum(report_counts(translation))
 
 
 def summarize(root: str, rel: str, topt: Any, wopt: Any) -> FileSummary:
@@ -95,7 +108,7 @@ def _summarize(root: str, rel: str, topt: Any, wopt: Any) -> tuple[FileSummary, 
     except Exception as e:  # an engine bug on one file: reported on that file, the others go on
         return FileSummary(rel, error=f"{rel}: {type(e).__name__}: {e}"), False
     keep = semantic.parses == before
-    return FileSummary(rel, findings, len(tr.edits), unsupported_count(tr)), keep
+    return FileSummary(rel, findings, len(tr.edits), report_counts(tr)), keep
 
 
 # A pool worker's part of the run, set once by its initializer (not sent with every task): the
@@ -103,7 +116,7 @@ def _summarize(root: str, rel: str, topt: Any, wopt: Any) -> tuple[FileSummary, 
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(root: str, topt: Any, wopt: Any, run_salt: str, cached: dict[str, tuple[int, int, int]]) -> None:
+def _init_worker(root: str, topt: Any, wopt: Any, run_salt: str, cached: dict[str, tuple[int, ...]]) -> None:
     _lower_priority()
     _batch_gc()
     _WORKER.update(root=root, topt=topt, wopt=wopt, salt=run_salt, cached=cached)
@@ -122,7 +135,7 @@ def summarize_keyed(rel: str) -> tuple[FileSummary, str | None, bool]:
         key = None
     hit = w["cached"].get(key) if key is not None else None
     if hit is not None:
-        return FileSummary(rel, *hit), key, True
+        return FileSummary(rel, hit[0], hit[1], tuple(hit[2:])), key, True
     summary, keep = _summarize(w["root"], rel, w["topt"], w["wopt"])
     return summary, key if keep else None, False
 
@@ -195,6 +208,11 @@ class ProjectAnalysis:
 
     def _run(self) -> None:
         try:
+            # first the names the project defines itself, so every summary counts reports as
+            # `hipport scan` does (a loaded file these names change is loaded again)
+            learn = getattr(self.session, "learn_project_names", None)
+            if learn is not None:
+                learn()
             if self.use_pool:
                 self._run_pool()
             else:
@@ -218,7 +236,7 @@ class ProjectAnalysis:
         jobs = [self.rels[i:i + CHUNK] for i in range(0, len(self.rels), CHUNK)]
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["hipport.engine.translate", "hipport.engine.warp"])
-        fresh: dict[str, tuple[int, int, int]] = {}
+        fresh: dict[str, tuple[int, ...]] = {}
         with ctx.Pool(self.workers, initializer=_init_worker,
                       initargs=(root, topt, wopt, run_salt, cached)) as pool:
             self._pool = pool
@@ -229,7 +247,7 @@ class ProjectAnalysis:
                     self._put(s)
                     self.cache_hits += hit
                     if key is not None and s.error is None:
-                        fresh[key] = (s.findings, s.edits, s.unsupported)
+                        fresh[key] = (s.findings, s.edits, *s.reports)
         self._pool = None
         if self.use_cache and not self._cancel.is_set():
             self.cache_note = analysis_cache.save(self.session.root, fresh)
@@ -295,7 +313,7 @@ def summary_of_loaded(session: Any, rel: str) -> FileSummary:
         fr = session.load(rel)
     except ReviewError as e:
         return FileSummary(rel, error=str(e))
-    return FileSummary(rel, len(fr.findings), len(fr.translation.edits), unsupported_count(fr.translation))
+    return FileSummary(rel, len(fr.findings), len(fr.translation.edits), report_counts(fr.translation))
 
 
 # ---------------------------------------------------------------------------------- the merged view
@@ -305,9 +323,13 @@ class FileView:
     state: ProjectState
     findings: int       # exact once analysed (0 before)
     decided: int
-    unsupported: int
+    reports: tuple[int, ...] = NO_REPORTS  # of each kind of PERSON_KINDS
     output: str = ""
     error: str | None = None
+
+    @property
+    def unsupported(self) -> int:
+        return sum(self.reports)
 
 
 @dataclass(frozen=True)
@@ -317,18 +339,27 @@ class ProjectView:
     total: int          # files in the project
     findings: int       # over the analysed files
     decided: int
-    unsupported: int
+    reports: tuple[int, ...]  # of each kind of PERSON_KINDS, over the analysed files
     stopped: str | None = None  # why the background analysis stopped early
 
     @property
     def final(self) -> bool:
         return self.done >= self.total
 
+    @property
+    def unsupported(self) -> int:
+        return sum(self.reports)
+
+    def report_kinds(self) -> dict[str, int]:
+        """{kind: count} of the kinds with reports, in PERSON_KINDS order (as `convert` lists them)."""
+        return {k.value: n for k, n in zip(PERSON_KINDS, self.reports, strict=True) if n}
+
     @classmethod
     def of(cls, rows: Sequence[FileView], stopped: str | None = None) -> ProjectView:
         done = sum(1 for r in rows if r.state is not ProjectState.NOT_ANALYSED)
+        reports = tuple(map(sum, zip(*(r.reports for r in rows), strict=True))) if rows else NO_REPORTS
         return cls(tuple(rows), done, len(rows), sum(r.findings for r in rows), sum(r.decided for r in rows),
-                   sum(r.unsupported for r in rows), stopped)
+                   reports, stopped)
 
 
 def project_view(session: Any, analysis: ProjectAnalysis | None) -> ProjectView:
@@ -343,28 +374,28 @@ def file_view(session: Any, e: Any, s: FileSummary | None) -> FileView:
     Cheap; the app recomputes single rows as decisions and summaries come in."""
     from .review import FileStatus
 
-    unsupported = s.unsupported if s is not None else 0
+    reports = s.reports if s is not None else NO_REPORTS
     if e.status is FileStatus.ERROR:
-        return FileView(e.rel, ProjectState.ERROR, 0, 0, unsupported, e.output, e.error)
+        return FileView(e.rel, ProjectState.ERROR, 0, 0, reports, e.output, e.error)
     if e.status is FileStatus.UNTRANSLATED:
         if s is None:
-            return FileView(e.rel, ProjectState.NOT_ANALYSED, 0, e.decided, 0, e.output)
+            return FileView(e.rel, ProjectState.NOT_ANALYSED, 0, e.decided, NO_REPORTS, e.output)
         if s.error is not None:
-            return FileView(e.rel, ProjectState.ERROR, 0, 0, 0, e.output, s.error)
+            return FileView(e.rel, ProjectState.ERROR, 0, 0, NO_REPORTS, e.output, s.error)
         findings, decided = s.findings, min(e.decided, s.findings)
-        return FileView(e.rel, _open_state(findings, decided, s.edits, unsupported), findings, decided,
-                        unsupported, e.output)
+        return FileView(e.rel, _open_state(findings, decided, s.edits, sum(reports)), findings, decided,
+                        reports, e.output)
     findings, decided = e.findings, e.decided
     edits = s.edits if s is not None else 0
     if session.is_loaded(e.rel):  # cached: the exact current figures
         tr = session.load(e.rel).translation
-        edits, unsupported = len(tr.edits), unsupported_count(tr)
+        edits, reports = len(tr.edits), report_counts(tr)
     state = {
         FileStatus.STALE: ProjectState.STALE,
         FileStatus.WRITTEN: ProjectState.WRITTEN,
         FileStatus.COMMITTED: ProjectState.COMMITTED,
-    }.get(e.status) or _open_state(findings, decided, edits, unsupported)
-    return FileView(e.rel, state, findings, decided, unsupported, e.output)
+    }.get(e.status) or _open_state(findings, decided, edits, sum(reports))
+    return FileView(e.rel, state, findings, decided, reports, e.output)
 
 
 def _open_state(findings: int, decided: int, edits: int, unsupported: int) -> ProjectState:

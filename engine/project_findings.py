@@ -1,5 +1,6 @@
 """Every finding of a project in one list (the app's overview screen): by rule, then file and line,
-with the person's decision and the fix tier. Files are loaded through the session (cached)."""
+with the person's decision and the fix tier; then the translation reports a person acts on, by kind.
+Files are loaded through the session (cached)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 from .model import FixTier
 from .review_types import ReviewError
 
+BY_HAND = "by hand"  # a report's "decision": a person ports it
+
 
 @dataclass(frozen=True)
 class FindingRow:
@@ -18,7 +21,7 @@ class FindingRow:
     rule: str
     severity: str
     line: int
-    decision: str   # "pending" | "accepted" | "rejected" | "stale"
+    decision: str   # "pending" | "accepted" | "rejected" | "stale" | BY_HAND (a translation report)
     tier: str       # FixTier value
     message: str
 
@@ -40,6 +43,8 @@ def finding_rows(session: Any, rels: Iterable[str]) -> list[FindingRow]:
             decision = "stale" if f.id in stale else str(session.decision(rel, f.id).value)
             rows.append(FindingRow(rel, f.id, f.rule, str(f.severity.value), f.line, decision,
                                    str((g.tier if g is not None else FixTier.SAFE).value), f.message))
+        for r in fr.reports:  # what the translation left to a person: listed by kind, nothing to decide
+            rows.append(FindingRow(rel, r.id, r.kind.value, "report", r.line, BY_HAND, "", r.message))
     rows.sort(key=lambda r: (r.rule, r.rel, r.line, r.finding_id))
     return rows
 

@@ -40,7 +40,7 @@ from .config import Config, ConfigError, load_config
 from .diffrows import Row, build_rows
 from .discover import discover
 from .edits import Edit, EditConflict, apply_edits, find_conflict
-from .model import Analysis, Translation
+from .model import Analysis, Finding, ReportKind, Translation
 from .outputs import output_folder_rel
 from .pipeline import logical_port, port_reports
 from .review_decisions import Decisions
@@ -55,10 +55,13 @@ from .review_types import (
     GroupRefused,
     OutputExists,
     OutputShared,
+    ReportItem,
     ReviewError,
     StaleError,
     TranslateFn,
+    is_report,
     language_of,
+    report_items,
 )
 from .review_write import Writing
 from .source import Source
@@ -72,7 +75,7 @@ LogicalFn = Callable[[Source, Translation], "LogicalWarps | None"]
 
 __all__ = [
     "Change", "Decision", "FileEntry", "FileReview", "FileStatus", "GroupRefused", "OutputExists",
-    "OutputShared", "ReviewError", "ReviewSession", "StaleError", "StateError",
+    "OutputShared", "ReportItem", "ReviewError", "ReviewSession", "StaleError", "StateError", "is_report",
 ]
 
 
@@ -136,6 +139,8 @@ class ReviewSession(Decisions, Staleness, Writing):
             self._rels = [r for r in rels if r not in outputs or (r in self._state.files and
                                                                   self._state.files[r].decisions)]
         self._check_disk()
+        if self._project_names is not None:  # a header may have gained or lost a #define: only changed files read
+            self.learn_project_names()
         return list(self._rels)
 
     def set_config(self, config: Config) -> None:
@@ -215,6 +220,11 @@ class ReviewSession(Decisions, Staleness, Writing):
                     return fr
             try:
                 fr = self._load(rel)
+                for _ in range(2):  # the project's names were learned while it was translated: again
+                    with self._lock:
+                        if not self._names_affect(fr):
+                            break
+                    fr = self._load(rel)
             except ReviewError as e:
                 with self._lock:
                     self._errors[rel] = str(e)
@@ -228,8 +238,38 @@ class ReviewSession(Decisions, Staleness, Writing):
                     fs.sha256 = fr.sha256  # unchanged, or new bytes of a file without decisions
             return fr
 
+    def learn_project_names(self) -> list[str]:
+        """Learn the CUDA-looking names the project's files define (engine/project_names.py: never
+        "unknown"), as `hipport scan` and `convert` do over the same files. Reads every C/C++/CUDA file
+        once (then only changed ones), so the app calls it from its background analysis, not before its
+        first screen. Loaded files whose reports these names change are dropped (loaded again on
+        demand); returns them."""
+        with self._lock:
+            rels = list(self._rels)
+        names = self._names_index.names([self.root / r for r in rels], self.config.include_dirs)
+        with self._lock:
+            self._project_names = names
+            dropped = [rel for rel, fr in self._loaded.items() if self._names_affect(fr)]
+            for rel in dropped:
+                self._loaded.pop(rel, None)
+                self._results.pop(rel, None)
+        return dropped
+
+    def _names_affect(self, fr: FileReview) -> bool:
+        """Whether the file was translated with other project names than the session's, in a way that
+        changes its reports: a name now known that it reported as unknown, or one no longer known that
+        its text uses."""
+        now = self._project_names or frozenset()
+        if fr.names == now:
+            return False
+        added, removed = now - fr.names, fr.names - now
+        return (any(r.kind is ReportKind.UNKNOWN and r.name in added for r in fr.translation.reports)
+                or any(name in fr.source.text for name in removed))
+
     def _options(self) -> tuple[TranslateOptions, WarpOptions]:
         topt = translate_options(self.config)
+        if self._project_names:
+            topt = dataclasses.replace(topt, project_names=self._project_names)
         if self.config.output_mode == "sibling":
             # sibling outputs get new names: includes between the reviewed files follow them
             key = (id(self._rels), len(self._rels))
@@ -270,8 +310,12 @@ class ReviewSession(Decisions, Staleness, Writing):
             groups.setdefault(f.group or f.id, []).append(f.id)
         # findings with an empty group id form groups of one
         findings = tuple(f if f.group else dataclasses.replace(f, group=f.id) for f in findings)
+        reports = report_items(tr.reports)
+        items: list[Finding | ReportItem] = [*findings, *reports]
+        marked = tuple(sorted(items, key=lambda m: (m.start, isinstance(m, ReportItem), m.end)))
         return FileReview(
-            rel=rel, source=src, translation=tr, analysis=dataclasses.replace(an, findings=findings), stale=stale,
+            rel=rel, source=src, translation=tr, names=topt.project_names,
+            reports=reports, report_by_id={r.id: r for r in reports}, marked=marked, analysis=dataclasses.replace(an, findings=findings), stale=stale,
             sha256=sha256_bytes(src.raw or b""), findings=findings,
             by_id={f.id: f for f in findings},
             index={f.id: i for i, f in enumerate(findings)},
@@ -308,6 +352,28 @@ class ReviewSession(Decisions, Staleness, Writing):
                     return None
                 if not undecided_only or self._record(rel, ids[j]).decision == Decision.PENDING:
                     return ids[j]
+        return None
+
+    def next_item(self, rel: str, current: str | None, step: int = 1, undecided_only: bool = True) -> str | None:
+        """Like next_finding, over the findings AND the reports a person acts on (fr.marked), in the order
+        of the text; a report is never decided, so `undecided_only` keeps it. None at the end of the file."""
+        fr = self.load(rel)
+        ids = [m.id for m in fr.marked]
+        n = len(ids)
+        if not n:
+            return None
+        try:
+            start = ids.index(current) if current is not None else (-1 if step > 0 else n)
+        except ValueError:
+            start = -1 if step > 0 else n
+        d = 1 if step > 0 else -1
+        with self._lock:
+            j = start + d
+            while 0 <= j < n:
+                mid = ids[j]
+                if not undecided_only or is_report(mid) or self._record(rel, mid).decision == Decision.PENDING:
+                    return mid
+                j += d
         return None
 
     def progress(self, rel: str | None = None) -> tuple[int, int]:
@@ -359,4 +425,4 @@ class ReviewSession(Decisions, Staleness, Writing):
     def rows(self, rel: str, context: int = 3, expanded: frozenset[int] = frozenset()) -> list[Row]:
         """diffrows.build_rows for this file as it stands (cheap to call after each decision)."""
         fr = self.load(rel)
-        return build_rows(fr.source.text, self._result(fr)[0], fr.findings, context, expanded, checked=True)
+        return build_rows(fr.source.text, self._result(fr)[0], fr.marked, context, expanded, checked=True)

@@ -3,12 +3,13 @@ step, and a decision whose fix would be held back (see compose) is refused. Part
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 
 from .model import Finding, FixStyle
 from .review_persist import SessionCore
 from .review_state import Decision, DecisionRecord, FileState
-from .review_types import Change, FileReview, GroupRefused, ReviewError, StaleError, Step, anchor
+from .review_types import Change, FileReview, GroupRefused, ReviewError, StaleError, Step, decision_record
 
 
 class Decisions(SessionCore):
@@ -115,8 +116,8 @@ class Decisions(SessionCore):
                     changes = []
                     for fid, (d, st) in todo.items():
                         before = fs.decisions.get(fid)
-                        after = DecisionRecord(d, st, fr.by_id[fid].rule, anchor(fr, fr.by_id[fid]))
-                        default = DecisionRecord(Decision.PENDING, self.config.fix_style, after.rule, after.anchor)
+                        after = decision_record(fr, fr.by_id[fid], d, st)
+                        default = dataclasses.replace(after, decision=Decision.PENDING, style=self.config.fix_style)
                         if (before or default) != after:
                             changes.append((fid, before, after))
                     if not changes:
@@ -163,8 +164,8 @@ class Decisions(SessionCore):
         changes: list[tuple[str, DecisionRecord | None, DecisionRecord | None]] = []
         for fid, (d, s) in todo.items():
             before = fs.decisions.get(fid)
-            after = DecisionRecord(d, s, fr.by_id[fid].rule, anchor(fr, fr.by_id[fid]))
-            if (before or DecisionRecord(Decision.PENDING, self.config.fix_style, after.rule, after.anchor)) == after:
+            after = decision_record(fr, fr.by_id[fid], d, s)
+            if (before or dataclasses.replace(after, decision=Decision.PENDING, style=self.config.fix_style)) == after:
                 continue
             changes.append((fid, before, after))
         if not changes:

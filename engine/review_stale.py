@@ -5,10 +5,11 @@ original. Part of ReviewSession."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from .review_persist import SessionCore
-from .review_state import Decision, FileState, original_copy_path, sha256_bytes, sha256_file
-from .review_types import Change, ReviewError, anchor
+from .review_state import Decision, DecisionRecord, FileState, original_copy_path, sha256_bytes, sha256_file
+from .review_types import Change, FileReview, ReviewError, anchor, context
 from .source import Language, Source, SourceError, language_for, read_source
 
 
@@ -105,22 +106,71 @@ class Staleness(SessionCore):
             self._touched.add(rel)
             kept: list[str] = []
             if keep:
-                # a decision carries over only to a finding with the same id, rule and source line, and
-                # only when its whole fix group carries over alike (never a half-decided group)
+                # a decision carries over to the finding of the same rule on the same line content (its
+                # context and position break ties), and only when its whole fix group carries over alike
+                # (never a half-decided group)
+                found = match_decisions(old, fr)
                 for members in fr.groups.values():
-                    recs = []
-                    for fid in members:
-                        f = fr.by_id[fid]
-                        rec = old.get(fid)
-                        if rec is None or rec.rule != f.rule or (rec.anchor and rec.anchor != anchor(fr, f)):
-                            break
-                        recs.append(rec)
-                    else:
-                        if len({(r.decision, r.style) for r in recs}) == 1:
-                            for fid, rec in zip(members, recs, strict=True):
-                                fs.decisions[fid] = rec
-                                kept.append(fid)
+                    recs = [found.get(fid) for fid in members]
+                    if any(r is None for r in recs):
+                        continue
+                    if len({(r.decision, r.style) for r in recs if r is not None}) == 1:
+                        for fid, rec in zip(members, recs, strict=True):
+                            assert rec is not None
+                            f = fr.by_id[fid]
+                            fs.decisions[fid] = dataclasses.replace(rec, anchor=anchor(fr, f), context=context(fr, f))
+                            kept.append(fid)
             self._undo.clear()
             self._redo.clear()
             self._autosave()
         return Change(rel, tuple(kept), f"{rel}: kept {len(kept)} of {len(old)} decisions on the new text")
+
+
+_ID_PLACE = re.compile(r":(\d+):(\d+)(?:#\d+)?$")
+
+
+def match_decisions(old: dict[str, DecisionRecord], fr: FileReview) -> dict[str, DecisionRecord]:
+    """Which saved decision belongs to which finding of the changed file: new finding id -> record.
+
+    A record and a finding belong together only when their rule and the content of their source line
+    (`anchor`) agree; line numbers do not have to, so a line inserted above moves nothing. Among
+    several candidates (identical lines) the one with the same surrounding lines (`context`) wins, then
+    the one whose line moved by the same amount as the unambiguous pairs moved, then the nearest column.
+    A record saved without an anchor (an old state file) matches only its own finding id."""
+    places: dict[str, tuple[int, int]] = {}
+    for fid in old:
+        m = _ID_PLACE.search(fid)
+        places[fid] = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    facts = {f.id: (anchor(fr, f), context(fr, f)) for f in fr.findings}
+    by_content: dict[tuple[str, str], list[str]] = {}
+    for f in fr.findings:
+        by_content.setdefault((f.rule, facts[f.id][0]), []).append(f.id)
+    pairs: list[tuple[str, str]] = []
+    for fid, rec in old.items():
+        if rec.anchor:
+            pairs.extend((fid, b) for b in by_content.get((rec.rule, rec.anchor), ()))
+        elif fid in fr.by_id and fr.by_id[fid].rule == rec.rule:
+            pairs.append((fid, fid))
+    # the shift of the unambiguous pairs (one candidate each way): how far the file's lines moved
+    by_old: dict[str, int] = {}
+    by_new: dict[str, int] = {}
+    for a, b in pairs:
+        by_old[a] = by_old.get(a, 0) + 1
+        by_new[b] = by_new.get(b, 0) + 1
+    shifts = sorted(fr.by_id[b].line - places[a][0] for a, b in pairs if by_old[a] == by_new[b] == 1)
+    shift = shifts[len(shifts) // 2] if shifts else 0
+
+    def rank(pair: tuple[str, str]) -> tuple[int, int, int, int]:
+        a, b = pair
+        f = fr.by_id[b]
+        line, col = places[a]
+        same_context = bool(old[a].context) and old[a].context == facts[b][1]
+        return (0 if same_context else 1, abs(f.line - line - shift), abs(f.col - col), line)
+
+    out: dict[str, DecisionRecord] = {}
+    used: set[str] = set()
+    for a, b in sorted(pairs, key=rank):
+        if a not in used and b not in out:
+            used.add(a)
+            out[b] = old[a]
+    return out

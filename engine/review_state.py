@@ -5,7 +5,8 @@
          "sha256": "<sha256 of the original bytes the decisions were made on>",
          "findings": 7,                                  # count at the last analysis (for the file list)
          "decisions": {"W64-06:12:5": {"decision": "accepted", "style": "wave64", "rule": "W64-06",
-                                       "anchor": "<short hash of the finding's source line>"}},
+                                       "anchor": "<short hash of the finding's source line>",
+                                       "context": "<short hash of the lines around it>"}},
          "written": {"path": "src/gemm.hip", "sha256": "<of the bytes hipport wrote>",
                      "fingerprint": "<of the decisions + options that produced them>"},
          "committed": "<commit sha>" | null}}}
@@ -49,6 +50,7 @@ class DecisionRecord:
     style: FixStyle
     rule: str = ""
     anchor: str = ""  # short hash of the finding's source line, to re-match decisions on a changed file
+    context: str = ""  # short hash of the non-blank lines around it (review_types.context)
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,7 @@ def parse_state(data: Any, path: Path) -> State:
                     FixStyle(str(rec.get("style", FixStyle.WAVE64.value))),
                     str(rec.get("rule", "")),
                     str(rec.get("anchor", "")),
+                    str(rec.get("context", "")),
                 )
             w = entry.get("written")
             if w is not None:
@@ -187,7 +190,8 @@ def dump_state(state: State) -> dict[str, Any]:
         if fs.findings is not None:
             entry["findings"] = fs.findings
         entry["decisions"] = {
-            fid: {"decision": r.decision.value, "style": r.style.value, "rule": r.rule, "anchor": r.anchor}
+            fid: {"decision": r.decision.value, "style": r.style.value, "rule": r.rule, "anchor": r.anchor,
+                  **({"context": r.context} if r.context else {})}
             for fid, r in sorted(fs.decisions.items())
         }
         entry["written"] = (

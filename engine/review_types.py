@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .model import Analysis, Finding, FixGroup, Translation
-from .review_state import DecisionRecord
+from .model import PERSON_KINDS, Analysis, Finding, FixGroup, FixStyle, Report, ReportKind, Translation
+from .review_state import Decision, DecisionRecord
 from .source import Language, Source, language_for
 
 if TYPE_CHECKING:
@@ -80,6 +80,45 @@ class Change:
     message: str
 
 
+REPORT_PREFIX = "report:"
+
+
+@dataclass(frozen=True, slots=True)
+class ReportItem:
+    """A translation report a person has to act on (model.PERSON_KINDS), as the review shows it: a mark
+    in the diff's gutter, an entry in the panel and the overview, a stop for j/k. Nothing to decide: the
+    code is ported by hand."""
+
+    id: str           # "report:<kind>:<line>:<col>", unique within the file
+    kind: ReportKind
+    name: str
+    start: int
+    end: int
+    line: int
+    col: int
+    message: str
+    hip_name: str = ""
+    since: str = ""
+
+
+def is_report(item_id: str | None) -> bool:
+    return item_id is not None and item_id.startswith(REPORT_PREFIX)
+
+
+def report_items(reports: Iterable[Report]) -> tuple[ReportItem, ...]:
+    """The reports of the kinds a person acts on, with ids, in the order of the text."""
+    items: list[ReportItem] = []
+    seen: dict[str, int] = {}
+    for r in sorted(reports, key=lambda r: (r.start, r.end)):
+        if r.kind not in PERSON_KINDS:
+            continue
+        rid = f"{REPORT_PREFIX}{r.kind.value}:{r.line}:{r.col}"
+        n = seen[rid] = seen.get(rid, 0) + 1
+        items.append(ReportItem(rid if n == 1 else f"{rid}#{n}", r.kind, r.name, r.start, r.end, r.line, r.col,
+                                r.message, r.hip_name, r.since))
+    return tuple(items)
+
+
 @dataclass
 class FileReview:
     """One loaded file. `findings` are sorted by position; groups map group id -> member finding ids."""
@@ -97,6 +136,12 @@ class FileReview:
     fix_groups: dict[str, FixGroup] = field(default_factory=dict)
     # the logical-warp port of the file: written for every warp group not accepted as 64-wide
     logical: LogicalWarps | None = None
+    names: frozenset[str] = frozenset()  # the project's own CUDA-looking names the translation knew
+    reports: tuple[ReportItem, ...] = ()  # the reports a person acts on (report_items)
+    report_by_id: dict[str, ReportItem] = field(default_factory=dict)
+    # findings and reports in the order of the text (a finding before a report at the same place): what
+    # the diff marks and what j/k walk
+    marked: tuple[Finding | ReportItem, ...] = ()
 
     def group_of(self, finding_id: str) -> tuple[str, ...]:
         return self.groups[self.by_id[finding_id].group]
@@ -134,3 +179,28 @@ def anchor(fr: FileReview, f: Finding) -> str:
     end = fr.source.text.find("\n", max(f.end, a))
     line = fr.source.text[a : end if end >= 0 else len(fr.source.text)]
     return hashlib.sha256(line.strip().encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def context(fr: FileReview, f: Finding) -> str:
+    """Short hash of the nearest non-blank line above the finding and the nearest below it, stripped:
+    tells apart findings on identical lines (two kernels' `for (int o = 16; ...)`) when a decision is
+    carried over to a changed file (review_stale.match_decisions)."""
+    text = fr.source.text
+    starts = fr.source.line_starts
+    n = len(starts)
+
+    def line(i: int) -> str:  # 0-based, stripped
+        a = starts[i]
+        b = text.find("\n", a)
+        return text[a:b if b >= 0 else len(text)].strip()
+
+    first = min(max(f.line - 1, 0), max(n - 1, 0))
+    last = min(first + text.count("\n", f.start, max(f.start, f.end - 1)), n - 1)
+    above = next((t for i in range(first - 1, -1, -1) if (t := line(i))), "")
+    below = next((t for i in range(last + 1, n) if (t := line(i))), "")
+    return hashlib.sha256(f"{above}\0{below}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def decision_record(fr: FileReview, f: Finding, decision: Decision, style: FixStyle) -> DecisionRecord:
+    """A decision on `f` with what finds it again on a changed file (its line's content and context)."""
+    return DecisionRecord(decision, style, f.rule, anchor(fr, f), context(fr, f))

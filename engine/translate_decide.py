@@ -82,9 +82,9 @@ def _decide(name: str, mapping: Any, options: TranslateOptions) -> _Decision | N
     if options.hip_data_types and name in HIP_DATA_TYPES:
         target = HIP_DATA_TYPES[name]
     v = ".".join(map(str, options.rocm))
+    note = e.section.split("overrides.tsv: ", 1)[1][:-1] if "overrides.tsv: " in e.section else ""
     if not target or (e.status == "unsupported" and target == e.hip):
-        why = (e.section.split("overrides.tsv: ", 1)[1][:-1] if "overrides.tsv: " in e.section
-               else "AMD's HIPIFY tables list it as unsupported")
+        why = note or "AMD's HIPIFY tables list it as unsupported"
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED, f"{name} has no HIP equivalent ({why})", "")
     if target == e.hip and e.hip_removed and mapping.version_at_least(e.hip_removed, options.rocm):
         return (_REPORT, "", fam, ReportKind.UNSUPPORTED,

@@ -149,6 +149,30 @@ def branch_name(name: str) -> str:
     return name if name.startswith("hipport/") else f"hipport/{name}"
 
 
+def _refusal(repo: git.Repo | None, root: Path) -> str | None:
+    """Why the repository (not the files) takes no commit now: the one wording of each reason."""
+    if repo is None:
+        return f"{root} is not in a git work tree; run `git init` there first (or copy the files by hand)"
+    merging, rebasing, picking = _git_state(repo)  # first: a stopped rebase also detaches HEAD
+    if merging or rebasing or picking:
+        what = "a merge" if merging else "a rebase" if rebasing else "a cherry-pick or revert"
+        return f"{what} is in progress; finish or abort it before committing"
+    if repo.head.is_detached:
+        return "HEAD is detached; check out a branch before committing"
+    return None
+
+
+def commit_refusal(root: Path) -> str | None:
+    """Why a commit in the repository holding `root` would be refused whatever the files (no repository,
+    a merge/rebase/cherry-pick in progress, a detached HEAD), or None. The app asks before it opens the
+    commit dialog; commit_paths refuses with the same words."""
+    repo = _open(Path(root))
+    if repo is None:
+        return _refusal(None, Path(root))
+    with repo:
+        return _refusal(repo, Path(root))
+
+
 def commit_paths(
     root: Path,
     paths: Sequence[str],
@@ -171,16 +195,13 @@ def commit_paths(
         raise VcsError("the commit message is empty")
     repo = _open(root)
     if repo is None:
-        raise VcsError(f"{root} is not in a git work tree; run `git init` there first (or copy the files by hand)")
+        raise VcsError(str(_refusal(None, root)))
     # paths are file names, never globs: `a[1].hip` must not also match `a1.hip`
     with repo, repo.git.custom_environment(GIT_LITERAL_PATHSPECS="1"):
         workdir = Path(str(repo.working_tree_dir)).resolve()
-        merging, rebasing, picking = _git_state(repo)  # first: a stopped rebase also detaches HEAD
-        if merging or rebasing or picking:
-            what = "a merge" if merging else "a rebase" if rebasing else "a cherry-pick or revert"
-            raise VcsError(f"{what} is in progress; finish or abort it before committing")
-        if repo.head.is_detached:
-            raise VcsError("HEAD is detached; check out a branch before committing")
+        why = _refusal(repo, root)
+        if why is not None:
+            raise VcsError(why)
         rels: list[str] = []
         for p in paths:
             full = (root / p).resolve()

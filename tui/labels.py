@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hipport.engine.model import FixTier, Severity
+from hipport.engine.model import FixTier, ReportKind, Severity
 from hipport.engine.project_analysis import ProjectState
 from hipport.engine.review import Decision
 
@@ -41,6 +41,16 @@ SEVERITY_GUTTER_CLASS: dict[str, str] = {Severity.WRONG_RESULT: "diff--sev-wrong
                                          Severity.PERFORMANCE: "diff--sev-perf"}
 SEVERITY_COLOUR: dict[str, str] = {Severity.WRONG_RESULT: "error", Severity.COMPILE_ERROR: "warning",
                                    Severity.PERFORMANCE: "secondary"}
+
+# translation reports a person acts on (engine model.PERSON_KINDS): the gutter's letter, a word, the
+# colour. A report has nothing to decide: its second gutter cell is REPORT_MARK
+REPORT_SYMBOL: dict[str, str] = {ReportKind.UNSUPPORTED: "U", ReportKind.NEEDS_NEWER_ROCM: "R",
+                                 ReportKind.MANUAL: "M", ReportKind.UNKNOWN: "X"}
+REPORT_WORD: dict[str, str] = {ReportKind.UNSUPPORTED: "unsupported: no HIP equivalent",
+                               ReportKind.NEEDS_NEWER_ROCM: "needs a newer ROCm than the target",
+                               ReportKind.MANUAL: "manual: needs a person",
+                               ReportKind.UNKNOWN: "unknown: looks like CUDA, in no table"}
+REPORT_MARK = ("·", "diff--report", "to port by hand")
 
 # decisions: (gutter symbol, gutter component class, word)
 DECISION_MARK: dict[Decision, tuple[str, str, str]] = {

@@ -3,8 +3,6 @@ __launch_bounds__ and CUB storage."""
 
 from __future__ import annotations
 
-import re
-
 from ..edits import Edit
 from .base import (
     BLOCK_WORDS,

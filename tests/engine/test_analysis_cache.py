@@ -48,13 +48,14 @@ def analyse(root: Path, config: Config | None = None) -> ProjectAnalysis:
 
 
 def truth(root: Path, config: Config | None = None) -> dict[str, FileSummary]:
-    from hipport.engine.project_analysis import unsupported_count
+    from hipport.engine.project_analysis import report_counts
 
     s = ReviewSession.open(root, config or Config(), autosave=False)
+    s.learn_project_names()  # as the background analysis does first
     out = {}
     for e in s.files():
         fr = s.load(e.rel)
-        out[e.rel] = FileSummary(e.rel, len(fr.findings), len(fr.translation.edits), unsupported_count(fr.translation))
+        out[e.rel] = FileSummary(e.rel, len(fr.findings), len(fr.translation.edits), report_counts(fr.translation))
     return out
 
 
@@ -95,7 +96,7 @@ def test_other_options_or_a_broken_cache_file_analyse_everything(tmp_path: Path)
     (root / ".hipport" / "cache" / "analysis.json").write_text("{not json")
     b = analyse(root)
     assert b.cache_hits == 0 and b.summaries() == truth(root)
-    assert json.loads((root / ".hipport" / "cache" / "analysis.json").read_text())["version"] == 1
+    assert json.loads((root / ".hipport" / "cache" / "analysis.json").read_text())["version"] == analysis_cache.VERSION
 
 
 def test_the_salt_is_the_same_in_every_process(tmp_path: Path) -> None:

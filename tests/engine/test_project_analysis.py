@@ -45,6 +45,7 @@ def test_counts_are_exact_for_every_file_before_any_is_opened(tmp_path: Path, po
 
     # the truth: every file loaded by a separate session
     truth = ReviewSession.open(root, autosave=False)
+    truth.learn_project_names()  # as the background analysis does first
     expected = {e.rel: truth.load(e.rel) for e in truth.files()}
     assert view.findings == sum(len(fr.findings) for fr in expected.values()) > 0
     by_rel = {r.rel: r for r in view.rows}

@@ -236,12 +236,18 @@ def test_tree_conversion_knows_the_projects_own_cuda_looking_names(tmp_path: Pat
     (tmp_path / "main.cu").write_text('#include "util.h"\nint main() { CUDA_CHECK(cudaDeviceSynchronize()); '
                                       'cudaCheckLast("main"); cudaNotAnApi(); return 0; }\n')
     (tmp_path / "out").mkdir()
+    # one file alone: the header it includes with quotes is the project's too (issue 19 item 4)
     one = _hipport("convert", "main.cu", "-o", "out/one.cu", "--ast", "off", cwd=tmp_path)
-    assert {"CUDA_CHECK", "cudaCheckLast", "cudaNotAnApi"} <= {
-        line.split("unknown: ")[1].split()[0] for line in one.stderr.splitlines() if ": unknown: " in line}
+    assert {line.split("unknown: ")[1].split()[0] for line in one.stderr.splitlines() if ": unknown: " in line} \
+        == {"cudaNotAnApi"}
     tree = _hipport("convert", ".", "-o", "out", "--ast", "off", cwd=tmp_path)
     unknown = [line for line in tree.stderr.splitlines() if ": unknown: " in line]
     assert len(unknown) == 1 and "cudaNotAnApi" in unknown[0]
+    # without the include, main.cu alone cannot know util.h's names
+    (tmp_path / "alone.cu").write_text((tmp_path / "main.cu").read_text().replace('#include "util.h"', ""))
+    alone = _hipport("convert", "alone.cu", "-o", "out/alone.cu", "--ast", "off", cwd=tmp_path)
+    assert {"CUDA_CHECK", "cudaCheckLast", "cudaNotAnApi"} <= {
+        line.split("unknown: ")[1].split()[0] for line in alone.stderr.splitlines() if ": unknown: " in line}
 
 
 def test_app_sibling_mode_points_includes_at_the_ported_files(tmp_path: Path) -> None:

@@ -474,10 +474,12 @@ def test_stale_file_keeps_decisions_but_never_applies_them(project: Path) -> Non
     saved = json.loads((project / ".hipport" / "state.json").read_text())["files"][REL]["decisions"]
     assert len(saved) == 3  # kept
     ch = s2.resolve_stale(REL, keep=True)
-    assert set(ch.finding_ids) == {lane}  # lane stays at 3:...; masks moved down a line: ids differ
+    # lane stays at 3:...; the masks moved down a line (new ids) but their lines are the same: kept
+    masks = [f.id for f in s2.load(REL).findings if f.rule == "W64-06"]
+    assert masks != [m1, m2] and set(ch.finding_ids) == {lane, *masks}
     assert s2.entry(REL).status != FileStatus.STALE
     assert s2.decision(REL, lane) == Decision.REJECTED
-    assert all(s2.decision(REL, f.id) == Decision.PENDING for f in s2.load(REL).findings if f.rule == "W64-06")
+    assert all(s2.decision(REL, m) == Decision.ACCEPTED for m in masks)
     s2.write(REL)
 
 
@@ -677,3 +679,53 @@ def test_set_config_changes_output_mode(project: Path) -> None:
     s.write("src/util.h")
     s.set_config(s.config.replace(output_mode="sibling"))
     assert "src/util.h" in [e.rel for e in s.files()]  # its own in-place output is still listed
+
+
+TWO_KERNELS = """\
+__global__ void a(float* x) {
+  int lane = threadIdx.x % 32;
+  x[lane] = 1;
+}
+__global__ void b(float* x) {
+  int lane = threadIdx.x % 32;
+  x[lane] = 2;
+}
+"""
+
+
+def test_resolve_stale_matches_decisions_by_content_and_context(tmp_path: Path) -> None:
+    """Issue 19 item 7: decisions follow their findings by the content and the context of their line,
+    not by line number: two identical lines keep their own (different) decisions when lines are
+    inserted above and between them, and an identical line that is new stays undecided."""
+    (tmp_path / "k.cu").write_text(TWO_KERNELS)
+    s = session(tmp_path)
+    first, second = (f.id for f in s.load("k.cu").findings)
+    s.decide("k.cu", first, Decision.ACCEPTED)
+    s.decide("k.cu", second, Decision.REJECTED)
+    third = "__global__ void c(float* x) {\n  int lane = threadIdx.x % 32;\n  x[lane] = 3;\n}\n"
+    (tmp_path / "k.cu").write_text("// top\n" + TWO_KERNELS.replace("__global__ void b", third + "__global__ void b"))
+    s2 = session(tmp_path)
+    ch = s2.resolve_stale("k.cu", keep=True)
+    assert "kept 2 of 2" in ch.message
+    got = [(f.line, s2.decision("k.cu", f.id)) for f in s2.load("k.cu").findings]
+    assert got == [(3, Decision.ACCEPTED), (7, Decision.PENDING), (11, Decision.REJECTED)]
+
+
+def test_resolve_stale_without_saved_context_goes_by_the_shift(tmp_path: Path) -> None:
+    """A state file from before decisions carried their context: identical lines are told apart by how
+    far the file's lines moved."""
+    (tmp_path / "k.cu").write_text(TWO_KERNELS)
+    s = session(tmp_path)
+    first, second = (f.id for f in s.load("k.cu").findings)
+    s.decide("k.cu", first, Decision.REJECTED)
+    s.decide("k.cu", second, Decision.ACCEPTED)
+    state_file = tmp_path / ".hipport" / "state.json"
+    state = json.loads(state_file.read_text())
+    for rec in state["files"]["k.cu"]["decisions"].values():
+        rec.pop("context", None)
+    state_file.write_text(json.dumps(state))
+    (tmp_path / "k.cu").write_text("// top\n// and one more\n" + TWO_KERNELS)
+    s2 = session(tmp_path)
+    s2.resolve_stale("k.cu", keep=True)
+    got = [(f.line, s2.decision("k.cu", f.id)) for f in s2.load("k.cu").findings]
+    assert got == [(4, Decision.REJECTED), (8, Decision.ACCEPTED)]

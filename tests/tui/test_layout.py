@@ -122,3 +122,152 @@ async def test_finding_panel_takes_each_findings_height(tmp_path: Path) -> None:
                 heights.append(body.content_region.height)
                 await pilot.press("j")
             assert len(set(heights)) > 1, heights  # the text did change height between findings
+
+
+# A line with no blank in it: every cell the pane shows is one character of the code, so the pieces the
+# screen shows, joined, must give the line back exactly (issue 19 item 1: a character hid under the
+# scrollbar column at every wrap point, and the HIP side was cut at other places than the CUDA side).
+NO_BLANKS = "q=cudaFree+" + "+".join(f"a{i}*b{i}" for i in range(40)) + ";"
+
+
+def pane_texts(app: PortApp, dv: DiffView) -> list[str]:
+    """What the screen shows in the diff's text area, one string per screen line: the composited screen
+    (scrollbars drawn over the widget), cut to the cells no scrollbar covers."""
+    region = dv.content_region
+    right = region.right
+    if dv.show_vertical_scrollbar:
+        right = min(right, dv.vertical_scrollbar.region.x)
+    strips = app.screen._compositor.render_strips()
+    bottom = region.bottom
+    if dv.show_horizontal_scrollbar:
+        bottom = min(bottom, dv.horizontal_scrollbar.region.y)
+    return [strips[y].text[region.x:right] for y in range(region.y, bottom)]
+
+
+def shown_pieces(lines: list[str], stacked: bool) -> tuple[list[str], list[str]]:
+    """The CUDA and HIP pieces of the long line as drawn (each piece without the gutter and number)."""
+    old: list[str] = []
+    new: list[str] = []
+    start = next(i for i, t in enumerate(lines) if "q=cuda" in t)
+    if stacked:  # "GG NNNNN- text" (old) then "GG NNNNN+ text" (new); continuation lines carry no number
+        target = old
+        for t in lines[start:]:
+            head, text = t[:9], t[9:]
+            if head.strip() and not head.strip().endswith(("-", "+")):
+                break
+            if head.strip().endswith("+"):
+                target = new
+            elif head.strip() and target is new:
+                break
+            target.append(text)
+        return old, new
+    for t in lines[start:]:  # side by side: "GGNNNNN text│GGNNNNN text", continuation lines unnumbered
+        left, sep, right = t.partition("│")
+        if not sep or (old and left[:8].strip()):
+            break
+        old.append(left[8:])
+        new.append(right[8:])
+    return old, new
+
+
+async def test_panes_show_exactly_the_code_at_every_width(project: Path) -> None:
+    src = project / "gemm.cu"
+    src.write_text(src.read_text().replace("int main() {", NO_BLANKS + "\nint main() {"))
+    hip_line = NO_BLANKS.replace("cudaFree", "hipFree")
+    app = PortApp(open_session(project))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await analysed(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        dv = screen.query_one(DiffView)
+        row = next(i for i, r in enumerate(dv.rows) if r.old_text == NO_BLANKS)
+        checked = 0
+        for stacked, widths in ((False, range(100, 141, 3)), (True, range(60, 101, 3))):
+            screen.stacked_choice = stacked
+            for wrap in (True, False):
+                if dv.wrap != wrap:
+                    await pilot.press("W")
+                for width in widths:
+                    await pilot.resize_terminal(width, 40)
+                    dv.cursor = row
+                    await pilot.pause()
+                    assert dv.stacked == stacked
+                    old, new = shown_pieces(pane_texts(app, dv), stacked)
+                    assert old and new, (stacked, wrap, width)
+                    for pieces, line in ((old, NO_BLANKS), (new, hip_line)):
+                        if wrap:  # every piece, joined: the line, no character lost or doubled
+                            assert "".join(p.rstrip() for p in pieces) == line, (stacked, width, pieces)
+                        else:  # one piece, cut with … on BOTH sides
+                            assert len(pieces) == 1, (stacked, width, pieces)
+                            shown = pieces[0].rstrip()
+                            assert shown.endswith("…") and line.startswith(shown[:-1]), (stacked, width, shown)
+                    checked += 1
+        assert checked == 2 * (14 + 14)
+
+
+SAMPLES = [f"Samples/0_Introduction/{name}/{name}.cu" for name in (
+    "matrixMul", "matrixMulDrv", "matrixMulCUBLAS", "matrixMulDynlinkJIT", "simpleAtomicIntrinsics",
+    "simpleAssert", "simpleCallback", "simpleCooperativeGroups")]
+
+
+def sample_tree(root: Path) -> Path:
+    """Paths shaped like cuda-samples': one long common start, the file name at the end."""
+    import subprocess
+
+    for rel in SAMPLES:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("#include <cuda_runtime.h>\nint main() { cudaDeviceSynchronize(); return 0; }\n")
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    return root
+
+
+def screen_rows(app: PortApp, widget: object) -> list[str]:
+    region = widget.content_region  # type: ignore[attr-defined]
+    strips = app.screen._compositor.render_strips()
+    return [strips[y].text[region.x:region.right] for y in range(region.y, region.bottom)]
+
+
+async def test_file_list_tells_files_apart_and_grows(tmp_path: Path) -> None:
+    """Issue 19 item 2: each row keeps the end of its path (the middle gives way), the list grows with
+    the terminal, and a narrow header shows the counts before the project's name and path."""
+    from hipport.tui.widgets.file_list import FileList, FileOptions
+
+    root = sample_tree(tmp_path / "cuda-samples")
+    widths: dict[int, int] = {}
+    for width in (80, 120, 200):
+        app = PortApp(open_session(root), root_note=f"git work tree {root} (a long path to the project)")
+        async with app.run_test(size=(width, 30)) as pilot:
+            await analysed(pilot)
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen)
+            files = screen.query_one(FileList)
+            widths[width] = files.region.width
+            rows = [t.rstrip() for t in screen_rows(app, files.query_one(FileOptions)) if t.strip()]
+            assert len(rows) == len(SAMPLES), rows
+            # each row is its path with the middle left out: exactly one path fits each row, and each
+            # path fits one row (rows read "▶· path state", the state word only when there is room)
+            fits = []
+            for t in rows:
+                shown = t[3:].split(" ")[0]
+                head, _, tail = shown.partition("…") if "…" in shown else (shown, "", "")
+                fits.append({rel for rel in SAMPLES if rel.startswith(head) and rel.endswith(tail)
+                             and ("…" in shown or rel == shown)})
+            assert all(len(f) == 1 for f in fits) and len(set().union(*fits)) == len(SAMPLES), (width, rows)
+            if width >= 200:  # the file's own name whole
+                for rel in SAMPLES:
+                    assert any(t[3:].split(" ")[0].endswith("/" + rel.rsplit("/", 1)[1]) for t in rows), rows
+            status = screen_rows(app, screen.query_one("#status-bar"))[0]
+            assert "decided" in status, (width, status)  # the counts are never what the width cuts
+    assert widths[200] > widths[120] >= widths[80]
+    assert widths[200] >= 45, widths  # a 200-column terminal gives the list room for long paths
+    # the terminal grows while the app runs: the rows are made again for the new width
+    app = PortApp(open_session(root))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await analysed(pilot)
+        options = app.screen.query_one(FileOptions)
+        assert not any(t.rstrip().endswith(".cu") and "/matrixMulCUBLAS.cu" in t for t in screen_rows(app, options))
+        await pilot.resize_terminal(200, 30)
+        await pilot.pause()
+        rows = screen_rows(app, options)
+        assert any("/matrixMulCUBLAS.cu" in t for t in rows), rows

@@ -246,10 +246,39 @@ async def test_overview_lists_every_finding_by_rule_filters_and_jumps(project: P
         assert rules == sorted(rules)  # by rule
         summary = str(ov.query_one("#overview-summary").render())
         assert "W64-01 2/4 · W64-02 1/2 · W64-03 1/2 · W64-04 0/2" in summary, summary
-        await pilot.press("f", *"gemm2 w64-04")  # every word must match
+        await pilot.press(*"gemm2 w64-04")  # typed in the table, it goes to the filter; every word must match
         await pilot.pause()
         assert [(r.rel, r.rule) for r in ov.shown] == [("gemm2.cu", "W64-04")]
         await pilot.press("enter", "enter")  # leave the filter, pick the row
         await ready(pilot)
         assert app.screen is screen
         assert screen.rel == "gemm2.cu" and screen.current == "W64-04:16:36"
+
+
+async def test_a_line_inserted_above_keeps_the_decisions(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_suspend: None) -> None:
+    """Issue 19 item 7 (llm.c's attention_forward.cu, reproduced on the sample): accept a finding, insert
+    one line at the top with `e`, re-review with `!`: the decisions follow their findings one line down
+    (matched by content and context, as the help promises), none is dropped."""
+    editor = fake_editor(tmp_path, 'sed -i "1i // a comment added at the top" "$2"\n')
+    monkeypatch.setenv("VISUAL", str(editor))
+    app = make_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("y")  # the mask group: W64-02 and W64-03
+        await pilot.press("n")  # the lane finding
+        s = screen.session
+        decided = [(f.rule, f.col, s.decision("gemm.cu", f.id)) for f in s.load("gemm.cu").findings]
+        await pilot.press("e")
+        await pilot.pause()
+        assert (project / "gemm.cu").read_text().startswith("// a comment added at the top\n")
+        assert s.load("gemm.cu").stale
+        await pilot.press("exclamation_mark")
+        await ready(pilot)
+        assert "kept 3 of 3 decisions" in screen.last_message, screen.last_message
+        fr = s.load("gemm.cu")
+        assert [f.id for f in fr.findings if f.rule == "W64-03"] == ["W64-03:8:23"]  # one line lower
+        after = [(f.rule, f.col, s.decision("gemm.cu", f.id)) for f in fr.findings]
+        assert after == decided
+        assert s.decision("gemm.cu", "W64-03:8:23") == Decision.ACCEPTED
+        assert "0xffffffffffffffffull" in s.result_text("gemm.cu")  # applied again

@@ -225,14 +225,10 @@ def handle(args: argparse.Namespace) -> int:
 
         options = dataclasses.replace(options, sibling_outputs=frozenset(
             os.path.normpath(os.path.abspath(it.path)) for it in items))
-    if len(items) > 1:
-        # error macros and helpers a tree defines in one file and uses in the others
-        import dataclasses
+    # error macros and helpers a tree defines in one file (or header) and uses in the others
+    from hipport.engine.api import with_project_names
 
-        from hipport.engine.project_names import defined_names
-
-        options = dataclasses.replace(options, project_names=defined_names(
-            it.path for it in items if it.path.suffix.lower() != ".py"))
+    options = with_project_names(options, [it.path for it in items])
     for it, t in zip(items, targets, strict=True):
         if t is not None and args.output and t.resolve() == it.path.resolve():
             raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")

@@ -179,7 +179,12 @@ def handle(args: argparse.Namespace) -> int:
         if trust.request(rp, settings) is not None:
             print("the project is not trusted yet: a run shows what it provides and asks first (or --trust)",
                   file=out)
-        return 2 if rp.blocked else 0
+        if rp.ready:
+            return 0
+        # a plan that cannot run is not a successful dry run: scripts checking `--dry-run` must see it
+        print(f"plan blocked: {rp.notes[0] if rp.notes else 'nothing here can build or launch this project'}",
+              file=sys.stderr)
+        return 2
     if not rp.ready:
         if rp.blocked:
             if as_json:

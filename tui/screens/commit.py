@@ -10,8 +10,19 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, TextArea
+
+
+class BranchCheckbox(Checkbox):
+    """A checkbox whose mark reads without colour: `▐ ▌` off, `▐✓▌` on (Textual draws `▐X▌` in both
+    states, told apart only by colour, so "off" looked ticked)."""
+
+    @property
+    def _button(self) -> Content:
+        self.BUTTON_INNER = "✓" if self.value else " "
+        return super()._button
 
 
 @dataclass(frozen=True)
@@ -39,7 +50,7 @@ class CommitScreen(ModalScreen[CommitRequest | None]):
             yield Label(f"Files ({len(self.files)}): " + ", ".join(self.files), id="commit-files")
             yield TextArea(self.message, id="commit-message", soft_wrap=True, show_line_numbers=False)
             with Horizontal(id="branch-row"):
-                yield Checkbox(self._branch_label(False), False, id="new-branch")
+                yield BranchCheckbox(self._branch_label(False), False, id="new-branch")
                 yield Input(self.new_branch, id="branch-name", disabled=True)
             with Horizontal(id="buttons"):
                 yield Button("Commit", variant="success", id="do-commit")

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from hipport.engine.project_findings import FindingRow, matches
+from hipport.engine.project_findings import BY_HAND, FindingRow, matches
 
 from ..labels import decision_symbol
 
@@ -23,7 +23,7 @@ class OverviewScreen(ModalScreen[tuple[str, str] | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
-        Binding("slash,f", "focus_filter", "Filter", show=False),
+        Binding("slash", "focus_filter", "Filter", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -43,12 +43,15 @@ class OverviewScreen(ModalScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="overview"):
             yield Static(id="overview-summary")
-            yield Input(placeholder="filter: rule, file, decision, tier, words of the message", id="overview-filter")
+            # select_on_focus off: the first key typed into the table moves the focus here, the next must
+            # not replace it
+            yield Input(placeholder="filter: rule, file, decision, tier, words of the message", id="overview-filter",
+                        select_on_focus=False)
             yield DataTable(id="overview-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         box = self.query_one("#overview")
-        box.border_title = "All findings (enter: go to it · escape: close)"
+        box.border_title = "All findings and reports (enter: go to it · escape: close)"
         table = self.query_one(DataTable)
         table.add_columns("rule", "file:line", "severity", "decision", "tier", "message")
         self._fill("")
@@ -59,15 +62,20 @@ class OverviewScreen(ModalScreen[tuple[str, str] | None]):
         table = self.query_one(DataTable)
         table.clear()
         for r in self.shown:
-            table.add_row(r.rule, f"{r.rel}:{r.line}", r.severity, f"{decision_symbol(_word(r.decision))} "
-                          f"{r.decision}", r.tier, r.message, key=f"{r.rel}\0{r.finding_id}")
-        by_rule = Counter(r.rule for r in self.shown)
-        decided = Counter(r.rule for r in self.shown if r.decision in ("accepted", "rejected"))
+            mark = "·" if r.decision == BY_HAND else decision_symbol(_word(r.decision))
+            table.add_row(r.rule, f"{r.rel}:{r.line}", r.severity, f"{mark} {r.decision}", r.tier, r.message,
+                          key=f"{r.rel}\0{r.finding_id}")
+        findings = [r for r in self.shown if r.decision != BY_HAND]
+        by_rule = Counter(r.rule for r in findings)
+        decided = Counter(r.rule for r in findings if r.decision in ("accepted", "rejected"))
         parts = [f"{rule} {decided[rule]}/{n}" for rule, n in sorted(by_rule.items())]
-        total = len(self.shown)
-        head = f"{total} finding(s) shown of {len(self.rows)}, decided per rule: " if query else \
+        by_kind = Counter(r.rule for r in self.shown if r.decision == BY_HAND)
+        reports = f"; to port by hand: {', '.join(f'{n} {k}' for k, n in sorted(by_kind.items()))}" if by_kind else ""
+        total = len(findings)
+        all_findings = sum(1 for r in self.rows if r.decision != BY_HAND)
+        head = f"{total} finding(s) shown of {all_findings}, decided per rule: " if query else \
             f"{total} finding(s), decided per rule: "
-        self.query_one("#overview-summary", Static).update(head + (" · ".join(parts) or "none") + self.note)
+        self.query_one("#overview-summary", Static).update(head + (" · ".join(parts) or "none") + reports + self.note)
 
     @on(Input.Changed, "#overview-filter")
     def _filter(self, event: Input.Changed) -> None:
@@ -82,6 +90,17 @@ class OverviewScreen(ModalScreen[tuple[str, str] | None]):
         key = str(event.row_key.value or "")
         rel, _, fid = key.partition("\0")
         self.dismiss((rel, fid))
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing while the table has the focus filters: the text goes to the filter box (it was dropped
+        until `/` was pressed)."""
+        box = self.query_one("#overview-filter", Input)
+        if box.has_focus or not event.is_printable or not event.character or event.character == "/":
+            return
+        event.stop()
+        event.prevent_default()
+        box.focus()
+        box.insert_text_at_cursor(event.character)
 
     def action_focus_filter(self) -> None:
         self.query_one("#overview-filter", Input).focus()

@@ -25,12 +25,14 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
 from hipport.engine.model import FixStyle, FixTier
-from hipport.engine.project_analysis import FileView
-from hipport.engine.review import Decision, ReviewError, ReviewSession
+from hipport.engine.project_analysis import FileView, ProjectState
+from hipport.engine.review import Decision, ReviewError, ReviewSession, is_report
 
 from ..keymap import bindings
 from ..labels import (
     HELD_MARK,
+    REPORT_SYMBOL,
+    REPORT_WORD,
     STALE_MARK,
     decision_word,
     plain_ids,
@@ -38,7 +40,7 @@ from ..labels import (
 from ..opening import first_file
 from ..widgets.diff_view import DiffView, Mark
 from ..widgets.file_list import FileList
-from ..widgets.finding_panel import FindingPanel, PanelData, UsesList
+from ..widgets.finding_panel import FindingPanel, PanelData, ReportData, UsesList, line_text
 from ..widgets.review_footer import ReviewFooter
 from ..widgets.run_pane import RunPane
 from ..widgets.search_bar import SearchBar
@@ -77,6 +79,10 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         self._items_built = False              # the file list shows every row of self._rows
         self.stacked_choice: bool | None = None  # v: the person's layout; None: by width
         self.uses_open: str | None = None      # U: the finding whose list of uses is expanded
+        # j/k/J/K crossing into another file: (step, undecided only, the file the walk started in), used
+        # once that file is shown
+        self.pending_nav: tuple[int, bool, str] | None = None
+        self.shown_review: Any = None  # the engine FileReview the diff was last painted from
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -163,10 +169,13 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
     def show_file(self, rel: str) -> None:
         fr = self.session.load(rel)
         self.loading_rel = None
-        self.current = self.session.next_finding(rel, None, 1, True) or (
-            fr.findings[0].id if fr.findings else None
-        )
-        if self.pending_finding is not None and self.pending_finding in fr.by_id:
+        nav, self.pending_nav = self.pending_nav, None
+        if nav is not None:  # j/k came here from another file: their first (or, going back, last) stop
+            self.current = self.session.next_item(rel, None, nav[0], nav[1])
+        else:  # the first undecided finding or report, in the order of the text
+            self.current = self.session.next_item(rel, None, 1, True) or (fr.marked[0].id if fr.marked else None)
+        if self.pending_finding is not None and (self.pending_finding in fr.by_id
+                                                 or self.pending_finding in fr.report_by_id):
             self.current, self.pending_finding = self.pending_finding, None
         self.repaint(keep_cursor=False)
         self.diff.show_finding(self.current)
@@ -175,6 +184,9 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         self._disk_seen = self._stat(rel)
         if self.painted_at is None:
             self.painted_at = time.monotonic()
+        if nav is not None and self.current is None:
+            # the walk chose this file before it was analysed, and it has nothing to stop at: on to the next
+            self._walk_files(nav[0], nav[1], nav[2])
 
     # ---- repainting from the session ----------------------------------------------------------
     def repaint(self, keep_cursor: bool = True) -> None:
@@ -182,6 +194,7 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         if rel is None or self.loading_rel is not None or self.failed is not None:
             return
         fr = self.session.load(rel)
+        self.shown_review = fr  # the load the diff shows (a new one replaces it: reload_if_dropped)
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
         self.diff.set_rows(rows, language=fr.source.language.value, keep_cursor=keep_cursor)
         self.diff.set_marks(self.marks(), self.current)
@@ -204,7 +217,7 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         assert rel is not None
         fr = self.session.load(rel)
         stale = self.session.stale_decisions(rel) if fr.stale else None
-        return GutterMarks(self.session, rel, fr.by_id, stale, self.session.held(rel))
+        return GutterMarks(self.session, rel, fr.by_id, stale, self.session.held(rel), fr.report_by_id)
 
     def refresh_marks(self) -> None:
         if self.rel is not None and self.loading_rel is None and self.failed is None:
@@ -217,10 +230,19 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         fr = self.session.load(rel)
         if self.uses_open is not None and self.uses_open != self.current:
             self.uses_open = None  # the list belongs to the finding it was opened on
+        report = fr.report_by_id.get(self.current) if self.current is not None else None
+        if report is not None:
+            reports = [r.id for r in fr.reports]
+            self.panel.show_report(ReportData(
+                report, REPORT_SYMBOL.get(report.kind, "?"), REPORT_WORD.get(report.kind, report.kind.value),
+                f"{reports.index(report.id) + 1}/{len(reports)}", line_text(fr.source.text, report.line)))
+            return
         if self.current is None or self.current not in fr.by_id:
             n = len(fr.translation.edits)
+            k = len(fr.reports)
+            to_hand = f" {k} report{'s' if k != 1 else ''} to port by hand (j/k reach them)." if k else ""
             self.panel.show(None, f"No warp findings in {rel}. {n} translation edit{'s' if n != 1 else ''}."
-                            if not fr.findings else "Move to a finding with j/k.")
+                            + to_hand if not fr.findings else "Move to a finding with j/k.")
             return
         f = fr.by_id[self.current]
         style = self.session.style(rel, f.id)
@@ -317,6 +339,10 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
             return None
         if self.current is None:
             self.say("No finding here: move to one with j/k.", "warning")
+            return None
+        if is_report(self.current):
+            self.say("A translation report: nothing to decide; port it by hand (e opens the file here). "
+                     "j/k go on.", "warning")
             return None
         return self.current
 
@@ -444,17 +470,68 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
 
     # ---- moving ------------------------------------------------------------------------------
     def _move(self, step: int, undecided_only: bool) -> None:
+        """j/k (undecided findings and reports) and J/K (any): through the file, then on through the whole
+        project in the file list's order, around its end."""
         if not self._ready() or self.rel is None:
             return
-        nxt = self.session.next_finding(self.rel, self.current, step, undecided_only)
+        nxt = self.session.next_item(self.rel, self.current, step, undecided_only)
         if nxt is None:
-            what = "undecided finding" if undecided_only else "finding"
-            self.say(f"No {'next' if step > 0 else 'previous'} {what} in {self.rel}.", "warning")
+            self._walk_files(step, undecided_only, self.rel)
             return
-        self.current = nxt
+        self._go_to(nxt)
+
+    def _go_to(self, item: str) -> None:
+        self.current = item
         self.refresh_marks()
-        self.diff.show_finding(nxt)
+        self.diff.show_finding(item)
         self.refresh_panel()
+
+    def _walk_files(self, step: int, undecided_only: bool, origin: str) -> None:
+        """Open the next file (file list order, around the end) that has a finding or report to stop at;
+        `origin`: the file the walk started in (it ends there)."""
+        rel = self.rel
+        what = ("undecided finding or report" if undecided_only else "finding or report")
+        order = [it.rel for it in self.file_list.shown_items()] or [e.rel for e in self.session.files()]
+        if not order:
+            return
+        here = order.index(rel) if rel in order else (-1 if step > 0 else len(order))
+        for k in range(1, len(order) + 1):
+            i = here + step * k
+            wrapped = not 0 <= i < len(order)
+            cand = order[i % len(order)]
+            if cand == origin:  # around the whole project: only the file the walk started in is left
+                first = self.session.next_item(cand, None, step, undecided_only) if self.session.is_loaded(cand) \
+                    else None
+                if first is None or (cand == self.rel and first == self.current):
+                    self.say(f"No other {what} in the project.", "warning")
+                elif cand == self.rel:
+                    self._go_to(first)
+                    self.say(f"{what.capitalize()}: back to the {'top' if step > 0 else 'end'} of {cand}, the "
+                             "only file with one.")
+                else:
+                    self.pending_finding = first
+                    self.open_file(cand)
+                return
+            if not self._may_stop_in(cand, undecided_only):
+                continue
+            if self.session.is_loaded(cand) and self.session.next_item(cand, None, step, undecided_only) is None:
+                continue
+            self.pending_nav = (step, undecided_only, origin)
+            self.open_file(cand)
+            around = " (around the end of the file list)" if wrapped else ""
+            self.say(f"{'Next' if step > 0 else 'Previous'} {what}: in {cand}{around}")
+            return
+
+    def _may_stop_in(self, rel: str, undecided_only: bool) -> bool:
+        """Whether the project view says the file has something j/k (or J/K) stop at; a file not analysed
+        yet may."""
+        row = self._rows.get(rel)
+        if row is None or row.state is ProjectState.NOT_ANALYSED:
+            return True
+        if row.state is ProjectState.ERROR:
+            return False
+        open_findings = row.findings - row.decided if undecided_only else row.findings
+        return open_findings > 0 or row.unsupported > 0
 
     def action_next_undecided(self) -> None:
         self._move(1, True)
@@ -527,10 +604,19 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
             return
         if self.run_pane.diagnostics:
             self.run_pane.write_line(f"{len(self.run_pane.diagnostics)} diagnostics: press x to jump to each")
-        if event.code == 0:
-            self.say(f"Build and run finished in {event.seconds:.1f} s")
+        from hipport.engine.toolchain.execute import NO_SELF_CHECK  # loaded by the run already
+
+        status = event.report.status if event.report is not None else ""
+        if event.code != 0:
+            self.say(f"Build/run failed (exit {event.code}){f': {status}' if status else ''}", "error")
+        elif status == "built, not launched":  # nothing ran: say so, not "finished"
+            self.say(f"Built in {event.seconds:.1f} s; nothing was run (no GPU of this platform here: see the "
+                     "run pane)", "warning")
+        elif status in ("passed", NO_SELF_CHECK):
+            self.say(f"Build and run: {status} in {event.seconds:.1f} s")
         else:
-            self.say(f"Build/run failed (exit {event.code})", "error")
+            self.say(f"Build and run: {status or 'finished'} in {event.seconds:.1f} s", "error" if status else
+                     "information")
 
     # ---- app-level ---------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -49,6 +49,7 @@ class ReviewOutput:
         def open_file(self, rel: str) -> None: ...
         def show_file(self, rel: str) -> None: ...
         def invalidate_rows(self) -> None: ...
+        def project(self) -> Any: ...
 
     # ---- output, writing, committing ----------------------------------------------------------
     def action_cycle_output(self) -> None:
@@ -106,6 +107,12 @@ class ReviewOutput:
         self.repaint()
 
     def action_commit(self) -> None:
+        from hipport.engine.vcs import commit_refusal
+
+        why = commit_refusal(self.session.root)  # before the dialog, not after ctrl+s
+        if why is not None:
+            self.say(f"Not committed: {why}.", "error")
+            return
         paths = self.session.committable()
         if not paths:
             self.say("Nothing to commit: write a file first (w).", "warning")
@@ -171,11 +178,16 @@ class ReviewOutput:
             return
         from .confirm import ConfirmScreen
 
-        undecided = [e.rel for e in pending if e.status == FileStatus.HAS_FINDINGS]
+        # undecided by the project view: a file not opened yet counts by its background analysis (the
+        # session's own status knows only the files it loaded)
+        rows = self.project().rows
+        open_findings = {r.rel for r in rows if r.findings > r.decided}
+        undecided = [e.rel for e in pending if e.rel in open_findings]
         names = ", ".join(e.rel for e in pending[:4]) + (" …" if len(pending) > 4 else "")
+        which = ", ".join(undecided[:4]) + (" …" if len(undecided) > 4 else "")
         question = (f"{len(pending)} file(s) of the port are not written yet: {names}."
-                    + (f"\n{len(undecided)} have undecided findings: they are written without those fixes."
-                       if undecided else "") + "\nWrite them and build?")
+                    + (f"\n{len(undecided)} of them {'has' if len(undecided) == 1 else 'have'} undecided findings "
+                       f"({which}): written without those fixes." if undecided else "") + "\nWrite them and build?")
 
         def answer(yes: bool | None) -> None:
             if yes:

@@ -52,6 +52,13 @@ class ProjectPanes:
         @property
         def file_list(self) -> FileList: ...
         def say(self, message: str, severity: str = "information") -> None: ...
+        def load_file(self, rel: str) -> Any: ...
+        current: str | None
+        loading_rel: str | None
+        failed: str | None
+        pending_finding: str | None
+        shown_review: Any
+        def repaint(self, keep_cursor: bool = True) -> None: ...
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
 
     def _analysis_tick(self) -> None:
@@ -59,6 +66,7 @@ class ProjectPanes:
         analysis = getattr(self.app, "analysis", None)
         if analysis is None:
             return
+        self.reload_if_dropped()
         seen = max(self._analysis_seen, 0)
         new = analysis.arrived_since(seen)
         if not new and not (analysis.finished or analysis.error):
@@ -71,6 +79,20 @@ class ProjectPanes:
         self.refresh_status(view)
         if analysis.finished or analysis.error:
             self._analysis_timer.stop()
+
+    def reload_if_dropped(self) -> None:
+        """The analysis learned the project's own CUDA-looking names after the shown file was translated
+        (session.learn_project_names dropped it): translate it again in a worker, on the same finding."""
+        rel = self.rel
+        if rel is None or self.loading_rel is not None or self.failed is not None:
+            return
+        if self.session.is_loaded(rel):
+            if self.session.load(rel) is not self.shown_review:  # translated again meanwhile: show that one
+                self.repaint()
+            return
+        self.pending_finding = self.current
+        self.loading_rel = rel
+        self.load_file(rel)
 
     def project(self) -> ProjectView:
         """The project's rows and totals. Built in full once (and after invalidate_rows); after that
@@ -136,25 +158,30 @@ class ProjectPanes:
             view = self.project()
         if self.branch is None:
             self.branch = branch_name(self.session.root)
-        parts = [self.session.root.name, self.branch]
-        note = getattr(self.app, "root_note", "")
-        if note:
-            parts.append(note)
-        for e in view.rows:
-            if e.rel == self.rel:
-                parts.append(f"{e.rel} {e.decided}/{e.findings}")
+        # counts first: a narrow terminal cuts the end of the line, and the counts are what changes
+        parts: list[str] = []
         if view.final:
             parts.append(f"all {view.decided}/{view.findings} decided")
         elif view.stopped:
             parts.append(f"analysis stopped ({view.stopped}): {view.decided}/{view.findings}+ decided")
         else:
             parts.append(f"analysing… {view.done}/{view.total} files: {view.decided}/{view.findings}+ decided")
-        if view.unsupported:
-            parts.append(f"{view.unsupported} unsupported")
+        row = self._rows.get(self.rel) if self.rel is not None else None
+        if row is None and self.rel is not None:
+            row = next((e for e in view.rows if e.rel == self.rel), None)
+        if row is not None:
+            parts.append(f"{row.rel} {row.decided}/{row.findings}")
+        kinds = view.report_kinds()  # split by kind, as `hipport convert` and `scan` count them
+        if kinds:
+            parts.append(", ".join(f"{n} {kind}" for kind, n in kinds.items()))
         unwritten = len(self.session.unwritten())
         if unwritten:
             parts.append(f"{unwritten} unwritten")
-        parts.append(f"{self.session.config.fix_style.value} · {self.session.config.output_mode}")
         if self.last_message:
             parts.append(self.last_message)
+        parts += [self.session.root.name, self.branch,
+                  f"{self.session.config.fix_style.value} · {self.session.config.output_mode}"]
+        note = getattr(self.app, "root_note", "")
+        if note:
+            parts.append(note)
         self.query_one("#status-bar", Static).update(" · ".join(parts), layout=False)  # one line, fixed height

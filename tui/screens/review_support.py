@@ -9,7 +9,15 @@ from typing import Any
 
 from hipport.engine.review import Decision, ReviewSession
 
-from ..labels import DECISION_MARK, HELD_MARK, SEVERITY_GUTTER_CLASS, SEVERITY_SYMBOL, STALE_MARK
+from ..labels import (
+    DECISION_MARK,
+    HELD_MARK,
+    REPORT_MARK,
+    REPORT_SYMBOL,
+    SEVERITY_GUTTER_CLASS,
+    SEVERITY_SYMBOL,
+    STALE_MARK,
+)
 from ..widgets.diff_view import Mark
 
 
@@ -18,17 +26,24 @@ class GutterMarks(Mapping[str, Mark]):
     thousands of findings; a key press must not look up every decision)."""
 
     def __init__(self, session: ReviewSession, rel: str, by_id: Mapping[str, Any],
-                 stale: Mapping[str, Decision] | None, held: Mapping[str, str] | None = None) -> None:
+                 stale: Mapping[str, Decision] | None, held: Mapping[str, str] | None = None,
+                 reports: Mapping[str, Any] | None = None) -> None:
         self.session = session
         self.rel = rel
         self.by_id = by_id
         self.stale = stale
         self.held = held or {}
+        self.reports = reports or {}  # report id -> engine ReportItem
         self._memo: dict[str, Mark] = {}
 
     def __getitem__(self, fid: str) -> Mark:
         mark = self._memo.get(fid)
         if mark is not None:
+            return mark
+        report = self.reports.get(fid)
+        if report is not None:  # a translation report: its kind's letter, nothing to decide
+            mark = Mark(REPORT_SYMBOL.get(report.kind, "?"), REPORT_MARK[1], REPORT_MARK[0], REPORT_MARK[1])
+            self._memo[fid] = mark
             return mark
         f = self.by_id[fid]
         sev = str(f.severity.value)
@@ -45,10 +60,11 @@ class GutterMarks(Mapping[str, Mark]):
         return mark
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.by_id)
+        yield from self.by_id
+        yield from self.reports
 
     def __len__(self) -> int:
-        return len(self.by_id)
+        return len(self.by_id) + len(self.reports)
 
 
 def rule_text(rule_id: str) -> tuple[str, str]:

@@ -59,6 +59,7 @@ class ReviewTools:
         def repaint(self, keep_cursor: bool = True) -> None: ...
         def open_file(self, rel: str) -> None: ...
         def refresh_status(self, view: Any = None) -> None: ...
+        last_message: str
         def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
         def refresh_bindings(self) -> None: ...
         def invalidate_rows(self) -> None: ...
@@ -280,14 +281,14 @@ class ReviewTools:
         self.say("Looking for identical findings in the project …")
         self._find_identical(self.rel, fid, decision)
 
-    def _candidates(self) -> list[str]:
-        """Files that may hold findings: loaded ones, and those the background analysis found findings in
-        (or has not reached yet)."""
+    def _candidates(self, reports: bool = False) -> list[str]:
+        """Files that may hold findings (and, with `reports`, translation reports a person acts on): loaded
+        ones, and those the background analysis found some in (or has not reached yet)."""
         analysis = getattr(self.app, "analysis", None)
         out = []
         for e in self.session.files():
             s = analysis.summary(e.rel) if analysis is not None else None
-            if self.session.is_loaded(e.rel) or s is None or s.findings:
+            if self.session.is_loaded(e.rel) or s is None or s.findings or (reports and s.unsupported):
                 out.append(e.rel)
         return out
 
@@ -345,7 +346,7 @@ class ReviewTools:
     def _collect_overview(self) -> None:
         from hipport.engine.project_findings import finding_rows
 
-        rels = self._candidates()
+        rels = self._candidates(reports=True)
         rows = finding_rows(self.session, rels)
         analysis = getattr(self.app, "analysis", None)
         note = ""
@@ -354,7 +355,14 @@ class ReviewTools:
         self.app.call_from_thread(self._show_overview, rows, note)
 
     def _show_overview(self, rows: list[Any], note: str) -> None:
+        from hipport.engine.project_findings import BY_HAND
+
         from .overview import OverviewScreen
+
+        reports = sum(1 for r in rows if r.decision == BY_HAND)
+        # the header no longer says "Collecting every finding …" once they are shown
+        self.last_message = f"Overview: {len(rows) - reports} finding(s), {reports} report(s) to port by hand"
+        self.refresh_status()
 
         def chosen(target: tuple[str, str] | None) -> None:
             if target is None:

@@ -95,11 +95,15 @@ class DiffView(ScrollView, can_focus=True):
         "diff--stale",
         "diff--empty",
         "diff--finding-word",
+        "diff--report",
     }
 
+    # the vertical scrollbar's column is always kept free (stable gutter) and no text is ever drawn
+    # under it: the widths below are those of the scrollable region, not of the whole widget
     DEFAULT_CSS = """
     DiffView {
         height: 1fr;
+        scrollbar-gutter: stable;
     }
     """
 
@@ -177,6 +181,17 @@ class DiffView(ScrollView, can_focus=True):
         self._centre(self.cursor)
         self.refresh()
 
+    @property
+    def view_width(self) -> int:
+        """Cells a screen line of text may use: the widget's width less its scrollbar gutter (text drawn
+        in that column would sit under the scrollbar)."""
+        return self.scrollable_content_region.width or self.size.width or 80
+
+    @property
+    def view_height(self) -> int:
+        """Screen lines not covered by the horizontal scrollbar."""
+        return self.scrollable_content_region.height or self.size.height
+
     def _text_width(self, width: int) -> int:
         """Cells of text per line: one column's worth side by side, the whole width stacked."""
         if self.stacked:
@@ -193,7 +208,7 @@ class DiffView(ScrollView, can_focus=True):
         return ("both",)
 
     def _update_virtual_size(self) -> None:
-        width = self.size.width or 80
+        width = self.view_width
         text_width = self._text_width(width)
         if not (self.stacked or self.wrap):
             self._visual = None
@@ -266,16 +281,16 @@ class DiffView(ScrollView, can_focus=True):
     def _centre(self, row: int) -> None:
         if row != self.cursor:
             return
-        if not self.size.height:  # not laid out yet: centre on the first resize
+        if not self.view_height:  # not laid out yet: centre on the first resize
             self._pending_centre = row
             return
-        self.scroll_y = max(0, min(self.visual_top(row) - self.size.height // 3, self.max_scroll_y))
+        self.scroll_y = max(0, min(self.visual_top(row) - self.view_height // 3, self.max_scroll_y))
 
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
 
     def watch_cursor(self, old: int, new: int) -> None:
-        height = max(1, self.size.height)
+        height = max(1, self.view_height)
         top = int(self.scroll_y)
         first = self.visual_top(new)
         last = first + self._row_height(new) - 1
@@ -294,10 +309,10 @@ class DiffView(ScrollView, can_focus=True):
         self.cursor += 1
 
     def action_page_up_rows(self) -> None:
-        self.cursor -= max(1, self.size.height - 1)
+        self.cursor -= max(1, self.view_height - 1)
 
     def action_page_down_rows(self) -> None:
-        self.cursor += max(1, self.size.height - 1)
+        self.cursor += max(1, self.view_height - 1)
 
     def action_first_row(self) -> None:
         self.cursor = 0
@@ -339,7 +354,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        width = self.size.width
+        width = self.view_width
         part, sub = "both", 0
         if self._visual is not None:
             if scroll_y + y >= len(self._visual):
@@ -474,6 +489,9 @@ class DiffView(ScrollView, can_focus=True):
         segments: list[Segment] = []
         if not self.stacked:  # wrapped, side by side: both columns cut at the same piece
             left_w = self._column_width(width)
+            # both sides are cut into pieces of the same length (the one the row heights were counted
+            # with); the right column may be a cell wider, that cell is padding
+            piece_w = self._text_width(width)
             for side, col_w in (("old", left_w), ("new", max(0, width - left_w - 1))):
                 number = getattr(row, f"{side}_no")
                 style = self._row_style(row, side if row.kind == "change" else "both", number, at_cursor, is_current)
@@ -485,7 +503,8 @@ class DiffView(ScrollView, can_focus=True):
                     segments.append(Segment("╱" * text_w if text_w and sub == 0 else " " * text_w,
                                             style.rich_style))
                 else:
-                    segments.extend(self._segments(self._cut(self._side_content(row, side), text_w, 0, sub), style))
+                    piece = self._cut(self._side_content(row, side), piece_w, 0, sub)
+                    segments.extend(self._segments(piece.truncate(text_w, pad=True), style))
                 if side == "old":
                     segments.append(Segment(SEPARATOR, self._style("diff--separator").rich_style))
         else:

@@ -27,6 +27,20 @@ class FileItem:
     colour: str = "muted"  # $text-<colour> of the symbol
 
 
+def elide_middle(path: str, width: int) -> str:
+    """`path` in at most `width` cells: the middle gives way to "…", the end (file name and the folders
+    just above it, what tells files apart) is kept whole while it fits."""
+    if len(path) <= width:
+        return path
+    if width <= 1:
+        return "…"[:width]
+    budget = width - 1
+    name = path.rsplit("/", 1)[-1]
+    tail = max(budget - budget // 3, min(len(name), budget))
+    head = budget - tail
+    return path[:head] + "…" + path[len(path) - tail:]
+
+
 class FileOptions(OptionList):
     """An OptionList whose options are all one line high (the list does not wrap: nowrap + ellipsis).
 
@@ -70,7 +84,7 @@ class FileList(Vertical):
     """Filter input over an OptionList of files; posts FileChosen when a file is picked."""
 
     DEFAULT_CSS = """
-    FileList { width: 25%; min-width: 18; max-width: 34; }
+    FileList { width: 25%; min-width: 18; max-width: 72; }
     FileList > Input { height: 3; }
     FileList > OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     FileList > ProgressBar { height: 1; width: 1fr; }
@@ -92,6 +106,7 @@ class FileList(Vertical):
         self.current: str | None = None
         self.query_text = ""
         self._rel_index: dict[str, int] = {}
+        self._labelled_at = 0  # the row width the labels were made for
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter files (fuzzy)", id="file-filter")
@@ -139,7 +154,8 @@ class FileList(Vertical):
         # streams in from the background analysis without rebuilding it)
         index = self._index()
         changed = set(changed) | {r for r in (current, old_current) if r is not None}
-        labels = {index[r]: self._label(self.items[index[r]]) for r in changed if r in index}
+        room = self._label_width
+        labels = {index[r]: self._label(self.items[index[r]], room) for r in changed if r in index}
         if labels:
             self.options.set_prompts(labels)
         if current != old_current and current in index:
@@ -169,20 +185,51 @@ class FileList(Vertical):
         scored = [(matcher.match(it.rel), i, it) for i, it in enumerate(self.items)]
         return [it for score, _, it in sorted(scored, key=lambda t: (-t[0], t[1])) if score > 0]
 
-    def _label(self, item: FileItem) -> Content:
+    def _label(self, item: FileItem, room: int) -> Content:
+        """One row in `room` cells (0: not laid out yet, whole): the state word goes first when space is
+        short (the symbol says the same), then the middle of the path, never its end or the counts."""
         marker = "▶" if item.rel == self.current else " "
         counts = f" {item.counts}" if item.counts else ""
+        state = f" {item.state}"
+        path = item.rel
+        if room:
+            fixed = 3 + len(counts)
+            if fixed + len(path) + len(state) > room:
+                state = ""
+                path = elide_middle(path, max(room - fixed, 8))
         return Content.assemble(
             (f"{marker}{item.symbol} ", f"$text-{item.colour}"),
-            item.rel,
+            path,
             (counts, "$text-muted"),
-            (f" {item.state}", "$text-muted italic"),
+            (state, "$text-muted italic"),
         )
+
+    @property
+    def _label_width(self) -> int:
+        """Cells a row may use (0 before the list is laid out: labels are made again on the first resize)."""
+        try:
+            options = self.options
+        except Exception:  # not composed yet
+            return 0
+        width = options.scrollable_content_region.width
+        return max(0, width - options._get_left_gutter_width())
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self._label_width
+        if width == self._labelled_at:
+            return
+        self._labelled_at = width
+        if self.query_text:
+            self._rebuild()
+            return
+        # the same rows in the same order: new labels in place (rebuilding 5,000 options re-measures them)
+        self.options.set_prompts({i: self._label(it, width) for i, it in enumerate(self.items)})
 
     def _rebuild(self) -> None:
         options = self.options
         shown = self.shown_items()
-        options.set_options(Option(self._label(it), id=it.rel) for it in shown)
+        room = self._label_width
+        options.set_options(Option(self._label(it, room), id=it.rel) for it in shown)
         for i, it in enumerate(shown):
             if it.rel == self.current:
                 options.highlighted = i

@@ -188,6 +188,15 @@ class FindingPanel(VerticalScroll):
         if 0 <= index < len(places):
             self.post_message(self.UseChosen(places[index][0]))
 
+    def show_report(self, data: ReportData) -> None:
+        """A translation report instead of a finding (no fix, no uses)."""
+        self.data = None
+        body = self.query_one("#finding-body", Static)
+        was_open = self.has_class("-uses-open")
+        self._show_uses(None)
+        self.border_title = f"Report {data.position}"
+        _set_text(body, report_content(data), self.has_class("-uses-open") != was_open)
+
     def show(self, data: PanelData | None, empty_message: str = "No warp findings in this file.") -> None:
         self.data = data
         body = self.query_one("#finding-body", Static)
@@ -247,6 +256,35 @@ class FindingPanel(VerticalScroll):
         else:
             parts.append(Content.styled(f"No automatic {data.style} fix: this needs a person.", "italic"))
         _set_text(body, Content("\n").join(parts), relayout)
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """A translation report a person acts on (engine review_types.ReportItem) as the panel shows it."""
+
+    report: Any         # hipport.engine.review_types.ReportItem
+    symbol: str         # the gutter's letter for its kind
+    word: str           # its kind in words
+    position: str       # "2/6" among the file's reports
+    source_line: str    # the stripped source line it is on
+
+
+def report_content(data: ReportData) -> Content:
+    r = data.report
+    parts = [
+        Content.assemble((f"[{data.symbol}] {r.kind.value}", "bold $text-accent"), "  ", (r.name, "bold"),
+                         "  ", (f"line {r.line}:{r.col}", "$text-muted"), "  ", (data.word, "$text-muted")),
+        Content(r.message),
+    ]
+    if r.hip_name:
+        since = f" (HIP/ROCm {r.since})" if r.since else ""
+        parts.append(Content.styled(f"HIP name: {r.hip_name}{since}", "$text-muted"))
+    if data.source_line:
+        parts.append(Content.styled(f"  {data.source_line}", "$text-muted"))
+    parts.append(Content.styled("A translation report: nothing to accept or reject here. Port it by hand "
+                                "(e opens the file at this line); j/k go on to the next finding or report.",
+                                "italic"))
+    return Content("\n").join(parts)
 
 
 def _set_text(body: Static, content: Content, relayout: bool = False) -> None:

@@ -32,9 +32,13 @@ class ReviewFooter(Footer):
 
     def compose(self) -> ComposeResult:
         grouped = 0  # keys kept in the group whose label comes next
+        # during a search n/N move between matches: "n Reject" would name a key that does not reject
+        searching = getattr(self.screen, "search_query", None) is not None
         for widget in super().compose():
             if isinstance(widget, FooterKey):
                 if self.narrow and widget.action not in ESSENTIAL:
+                    continue
+                if searching and widget.action == "reject":
                     continue
                 grouped += widget.has_class("-grouped")
             elif isinstance(widget, FooterLabel):

@@ -42,6 +42,12 @@ def width_independent(members: Sequence[Finding]) -> bool:
     return bool(members) and all(f.rule in WIDTH_INDEPENDENT_RULES for f in members)
 
 
+def regionless(members: Sequence[Finding]) -> bool:
+    """A group that takes no function out of the logical port: right at any width, or a performance note
+    on a declaration (`__launch_bounds__`)."""
+    return width_independent(members) or performance_only(members)
+
+
 def performance_only(members: Sequence[Finding]) -> bool:
     """A group of performance notes (W64-12, W64-19): never applied by `--fixes all`, never joined to a
     correctness group."""
@@ -120,6 +126,7 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
     the accepted groups' functions. See the module docstring for what is held and why."""
     held: dict[str, str] = {}
     owner: dict[int, str] = {}  # id(edit) -> group that brought it
+    brought: dict[tuple[int, int, str], set[str]] = {}  # an edit's span and text -> every group that brings it
     group_edit_lists: dict[str, list[Edit]] = {}
     added: list[str] = []  # groups whose edits were added, in text order
     members_of = group_members(analysis.findings) if analysis is not None else {}
@@ -142,7 +149,7 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
     skip_macros: set[str] = set()
     # a group with no rewrite in its style (a wave32 target takes no wave64 fix) stays logical
     added = [g for g in added if group_edit_lists[g]]
-    wide = [g for g in added if not width_independent(members_of[g])]
+    wide = [g for g in added if not regionless(members_of[g])]
     if logical is not None and analysis is not None and wide:
         regions = _Regions(logical, analysis, members_of)
         kept_wide, why = regions.settle(wide)
@@ -158,7 +165,11 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
         edits.append(e)
     for gid in added:
         for e in group_edit_lists[gid]:
+            if width_independent(members_of[gid]) and "warpSize" in e.replacement and not _wide_at(e, skip_functions):
+                # right at any width, written into a logical-warp function: its warp is 32 lanes there
+                e = Edit(e.start, e.end, re.sub(r"\bwarpSize\b", "32", e.replacement), e.rule, e.note)
             owner.setdefault(id(e), gid)
+            brought.setdefault((e.start, e.end, e.replacement), set()).add(gid)
             edits.append(e)
     edits = dedupe(edits)
     while (conflict := find_conflict(edits)) is not None:
@@ -170,13 +181,21 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
         held[victim] = ("its fix overlaps the translation" if other is None
                         else "its fix overlaps the logical-warp port" if other == "logical-warp"
                         else f"its fix overlaps the accepted fix of group {other}")
-        edits = [e for e in edits if owner.get(id(e)) != victim]
+        edits = [e for e in edits if owner.get(id(e)) != victim
+                 or brought.get((e.start, e.end, e.replacement), set()) - {victim} - set(held)]
+        for e in edits:  # an edit the victim shared with a group still applied is that group's now
+            if owner.get(id(e)) == victim:
+                owner[id(e)] = next(iter(brought[(e.start, e.end, e.replacement)] - {victim} - set(held)))
     applied_groups = {gid for gid in added if gid not in held}
     applied = tuple(f.id for f in (analysis.findings if analysis is not None else ())
                     if (f.group or f.id) in applied_groups and f.fix(chosen[f.id]) is not None)
     kept = len(logical.kept(skip_functions, skip_macros)) if logical is not None else 0
     return Composed(tuple(edits), applied, held,
-                    tuple(g for g in added if g in applied_groups and not width_independent(members_of[g])), kept)
+                    tuple(g for g in added if g in applied_groups and not regionless(members_of[g])), kept)
+
+
+def _wide_at(e: Edit, wide_functions: Collection[tuple[int, int]]) -> bool:
+    return any(a <= e.start < b for a, b in wide_functions)
 
 
 class _Regions:
@@ -243,7 +262,7 @@ class _Regions:
             for gid in current:
                 region = self.region(gid)
                 for other, where in self.offsets.items():
-                    if other in current or other == gid:
+                    if other in current or other == gid or regionless(self.members_of[other]):
                         continue
                     if any(self._inside(o, region) for o in where):
                         bad[gid] = (f"its functions also hold group {other}, which stays a logical warp; "
@@ -332,8 +351,8 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
     retiered = False
     own_warp_size = re.search(r"^\s*#\s*define\s+warpSize\b", analysis.source.text, re.M) is not None
     for gid in ids:  # a group whose code meets another file's warp code is offered for review only
-        why = regions.other_file(gid) if not width_independent(members_of[gid]) else ""
-        if not why and own_warp_size and not width_independent(members_of[gid]):
+        why = regions.other_file(gid) if not regionless(members_of[gid]) else ""
+        if not why and own_warp_size and not regionless(members_of[gid]):
             why = ("the program defines warpSize itself (#define warpSize): a 64-wide rewrite cannot know what "
                    "each use of it means")
         g = by_id.get(gid) or FixGroup(gid, tuple(f.id for f in members_of[gid]), "")

@@ -51,7 +51,7 @@ def port(
     from .translate import translate  # lazy: keeps `hipport --help` fast
 
     tr = translate(source, options)  # type: ignore[arg-type]
-    if fixes == "none" or source.language not in LOGICAL_LANGUAGES:
+    if fixes == "none" or (source.language not in LOGICAL_LANGUAGES and style is None):
         return PortResult(tr, None, (), apply_edits(source.text, tr.edits), reports=tr.reports)
     from .warp import analyze
 

@@ -110,6 +110,7 @@ class FunctionSpan:
     macros: frozenset[str]  # names used in the body (macro uses are among them)
     kernel: bool = False
     launches: frozenset[str] = frozenset()  # kernels it launches (`k<<<...>>>`, hipLaunchKernelGGL(k, ...))
+    decl_start: int = -1  # offset of its declaration (a finding in the parameter list belongs to it)
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class LogicalWarps:
 
     def function_at(self, offset: int) -> FunctionSpan | None:
         for f in self.functions:
-            if f.start <= offset < f.end:
+            if (f.decl_start if f.decl_start >= 0 else f.start) <= offset < f.end:
                 return f
         return None
 
@@ -447,10 +448,27 @@ class _Scan:
             # calls and kernel launches (`k<<<g, b>>>(...)`: the kernel's block width is the host's choice)
             calls = frozenset(self.tt[k] for k in range(a, b)
                               if self.c.kinds[k] == ID and self.tx[k + 1] in ("(", "<<<"))
-            launches = frozenset(self.tt[k] for k in range(a, b) if self.c.kinds[k] == ID and (
-                self.tx[k + 1] == "<<<" or (self.tx[k - 1] == "(" and self.tx[k - 2] in LAUNCHERS)))
+            launches = {self.tt[k] for k in range(a, b) if self.c.kinds[k] == ID and (
+                self.tx[k + 1] == "<<<" or (self.tx[k - 1] == "(" and self.tx[k - 2] in LAUNCHERS))}
+            launches |= {name for k in range(a, b) if self.tt[k] == "<<<" and (name := self.template_launch(k))}
             yield FunctionSpan(f.name, self.c.starts[a], self.c.ends[b], f.device, calls, frozenset(names),
-                               f.kernel, launches)
+                               f.kernel, frozenset(launches), self.c.starts[f.header[0]])
+
+    def template_launch(self, k: int) -> str:
+        """The kernel of `name<args><<<...>>>` (a template kernel's launch), else ""."""
+        j = k - 1
+        if self.tx[j] not in (">", ">>"):
+            return ""
+        depth = 0
+        while j >= 0:
+            x = self.tt[j]
+            depth += {">": 1, ">>": 2, "<": -1, "<<": -2}.get(x, 0)
+            if depth <= 0 and x in ("<", "<<"):
+                break
+            if x in (";", "{", "}"):
+                return ""
+            j -= 1
+        return self.tt[j - 1] if j > 0 and self.c.kinds[j - 1] == ID else ""
 
 
 def _string_value(token: str) -> str:

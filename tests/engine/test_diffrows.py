@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hipport.engine.diffrows import Row, build_rows, finding_rows, split_lines
+from hipport.engine.diffrows import FOLD_INSERTED, Row, build_rows, finding_rows, split_lines
 from hipport.engine.edits import Edit, apply_edits
 from hipport.engine.model import Finding, Severity
 
@@ -80,6 +80,36 @@ def test_unchanged_file_is_one_fold_and_tiny_runs_are_shown() -> None:
     assert [(r.kind, r.hidden) for r in rows] == [("fold", 3)]
     assert [r.kind for r in build_rows("a\n", [])] == ["same"]
     assert build_rows("", []) == []
+
+
+def test_a_run_of_inserted_lines_is_one_fold_row_keyed_by_minus_its_first_new_line() -> None:
+    """hipport's helper block (8+ lines it inserted, no original line) folds into one row; fewer lines
+    are shown; expanding the row (its negative key) shows every inserted line."""
+    text = "#include <hip/hip_runtime.h>\nint a;\nint b;\n"
+    at = text.index("int a;")
+    helpers = [f"helper {i};" for i in range(FOLD_INSERTED)]
+    edits = [Edit(at, at, "".join(h + "\n" for h in helpers), "logical-warp")]
+    rows = build_rows(text, edits, context=5)
+    assert [(r.kind, r.old_no, r.new_no, r.hidden, r.old_text, r.new_text) for r in rows] == [
+        ("same", 1, 1, 0, "#include <hip/hip_runtime.h>", "#include <hip/hip_runtime.h>"),
+        ("fold", -2, 2, FOLD_INSERTED, "", ""),
+        ("same", 2, 2 + FOLD_INSERTED, 0, "int a;", "int a;"),
+        ("same", 3, 3 + FOLD_INSERTED, 0, "int b;", "int b;"),
+    ]
+    opened = build_rows(text, edits, context=5, expanded=frozenset({-2}))
+    assert [(r.kind, r.old_no, r.new_no, r.new_text) for r in opened[1:1 + FOLD_INSERTED]] == [
+        ("change", None, 2 + i, h) for i, h in enumerate(helpers)]
+    assert len(opened) == 3 + FOLD_INSERTED and not any(r.kind == "fold" for r in opened)
+    # one line fewer is shown as it is
+    short = [Edit(at, at, "".join(h + "\n" for h in helpers[1:]), "logical-warp")]
+    assert [r.kind for r in build_rows(text, short, context=5)] == ["same"] + ["change"] * (FOLD_INSERTED - 1) + [
+        "same", "same"]
+    # at the very start of the file, and next to a changed line, the inserted run still folds alone
+    first = build_rows(text, [Edit(0, 0, "".join(h + "\n" for h in helpers), "x"), Edit(at, at + 3, "long", "y")],
+                       context=5)
+    assert [(r.kind, r.old_no, r.new_no, r.hidden) for r in first] == [
+        ("fold", -1, 1, FOLD_INSERTED), ("same", 1, 1 + FOLD_INSERTED, 0), ("change", 2, 2 + FOLD_INSERTED, 0),
+        ("same", 3, 3 + FOLD_INSERTED, 0)]
 
 
 def test_findings_mark_rows_and_stay_visible() -> None:
@@ -170,7 +200,14 @@ def test_folds_hide_only_unchanged_lines(te: tuple[str, list[Edit]], context: in
         touched.update(range(a + 1, b + 2))
     seen_old: list[int] = []
     for r in rows:
-        if r.kind == "fold":
+        if r.kind == "fold" and r.old_no is not None and r.old_no < 0:
+            # lines the edits inserted (no original line): keyed by minus the first new line
+            assert r.new_no == -r.old_no and r.hidden >= FOLD_INSERTED
+            opened = build_rows(text, edits, (), context, frozenset({r.old_no}))
+            inner = [x for x in opened if x.new_no is not None and r.new_no <= x.new_no < r.new_no + r.hidden]
+            assert [(x.kind, x.old_no) for x in inner] == [("change", None)] * r.hidden
+            assert [x.new_text for x in inner] == new_lines[r.new_no - 1:r.new_no - 1 + r.hidden]
+        elif r.kind == "fold":
             assert r.hidden >= 2 and r.old_no is not None and r.new_no is not None
             for k in range(r.hidden):
                 assert r.old_no + k not in touched

@@ -174,10 +174,9 @@ async def test_next_previous_undecided_and_any(project: Path) -> None:
         assert screen.current == LANE
         await pilot.press("n")  # reject LANE's group (all of GROUP) -> moves to the stride note
         assert screen.current == STRIDE
-        await pilot.press("k")  # previous undecided: every earlier finding is decided
-        assert "No previous undecided finding" in screen.last_message and screen.current == STRIDE
-        await pilot.press("J")
-        assert "No next finding" in screen.last_message
+        await pilot.press("k")  # previous undecided: every other finding of the project is decided
+        assert "No other undecided finding or report in the project" in screen.last_message
+        assert screen.current == STRIDE
         await pilot.press("K")  # any state: STRIDE -> WARP (decided)
         assert screen.current == WARP
         await pilot.press("K", "K", "K")
@@ -188,7 +187,10 @@ async def test_next_previous_undecided_and_any(project: Path) -> None:
         # before the first: on through the project's other files (none has findings) and around its end
         await pilot.press("K")
         assert "back to the end of gemm.cu, the only file with one" in screen.last_message
-        assert screen.current == screen.session.load("gemm.cu").findings[-1].id
+        assert screen.current == screen.session.load("gemm.cu").findings[-1].id == STRIDE
+        await pilot.press("J")  # after the last: around to the top
+        assert "back to the top of gemm.cu, the only file with one" in screen.last_message
+        assert screen.current == GROUP[0]
 
 
 async def test_file_switch_with_braces(project: Path) -> None:

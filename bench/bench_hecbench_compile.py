@@ -162,7 +162,8 @@ def extra_dirs(bench: Path, flags: list[str]) -> list[str]:
     for p in bench.rglob("*"):
         if p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp"):
             out.update(re.findall(r'#\s*include\s*"\.\./([A-Za-z0-9_+-]+)/', p.read_text(errors="replace")))
-    return sorted(d for d in out if d != "include" and d.rsplit("-", 1)[0] not in HELD_OUT)
+    # (blas-gemmBatched-cuda names its own folder with -I../blas-gemmBatched-cuda)
+    return sorted(d for d in out if d not in ("include", bench.name) and d.rsplit("-", 1)[0] not in HELD_OUT)
 
 
 def provide(src_root: Path, d: str, dest: Path) -> None:

@@ -618,6 +618,9 @@ def translate_text(
     have |= {e.replacement for e in inc.edits}
     type_headers = sorted({h for t, h in TYPE_HEADERS.items() if t in renamed_to
                            and not any(h in x for x in have)})
+    # a block the file already has (a second translation of a port) is not inserted again
+    if any(f"#ifndef {g} " in text for g in shims_needed):
+        shims_needed = {g: sh for g, sh in shims_needed.items() if f"#ifndef {g} " not in text}
     if type_headers or shims_needed:
         block = "".join(f"#include <{h}> // hipport: for {', '.join(t for t, x in TYPE_HEADERS.items() if x == h)}\n"
                         for h in type_headers)

@@ -10,11 +10,15 @@ definitions in the same scope (brace nesting) are compared, templates are not.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
 from .edits import Edit, apply_edits
+
+_BODY = re.compile(r"\)\s*(?:const\s*)?\{")
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +62,35 @@ def collapsed_definitions(toks: Tokens, directives: Sequence[tuple[int, int, str
                           base: int = 0) -> list[Collapsed]:
     """Later definitions that the edits (offsets shifted by `base`) turn into redefinitions."""
     text = toks.text
-    sp = toks.spelling
+    # names defined twice (`name(params) {`): without one there is nothing to compare (most files).
+    # Found from each `) {` back to its `(` in the text, before any token work.
+    counts: dict[str, int] = {}
+    for m in _BODY.finditer(text):
+        j, depth, stop = m.start(), 0, max(0, m.start() - 4000)
+        while j >= stop:
+            c = text[j]
+            if c == ")":
+                depth += 1
+            elif c == "(":
+                depth -= 1
+                if depth == 0:
+                    break
+            j -= 1
+        e = j
+        while e > 0 and text[e - 1] in " \t\r\n":
+            e -= 1
+        b = e
+        while b > 0 and (text[b - 1].isalnum() or text[b - 1] == "_"):
+            b -= 1
+        name = text[b:e]
+        if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS:
+            counts[name] = counts.get(name, 0) + 1
+    twice = {name for name, c in counts.items() if c > 1}
+    if not twice:
+        return []
     kinds = toks.kinds
+    words = toks.spellings()
+    sp = words.__getitem__
     n = len(toks)
     in_directive = [False] * n
     for a, b, _nm in directives:
@@ -87,7 +118,7 @@ def collapsed_definitions(toks: Tokens, directives: Sequence[tuple[int, int, str
     seen: dict[tuple[str, int, str], tuple[int, str, int]] = {}
     found: list[Collapsed] = []
     for j, k in enumerate(sig[:-1]):
-        if kinds[k] != IDENT or sp(sig[j + 1]) != "(":
+        if kinds[k] != IDENT or words[k] not in twice or sp(sig[j + 1]) != "(":
             continue
         close = pairs.get(sig[j + 1])
         if close is None or pos[close] + 1 >= len(sig):

@@ -103,8 +103,8 @@ def rewrite(toks: Tokens, i: int) -> Rewrite | str:
     if not template:
         return EMPTY
     instructions = [x.strip() for x in template.split(";") if x.strip()]
-    if len(instructions) != 1 or "{" in template:
-        return f"a block of {len(instructions)} PTX instructions (hipport translates single instructions)"
+    if len(instructions) != 1 or template.startswith("{"):
+        return "a block of PTX instructions (hipport translates single instructions)"
     ins = instructions[0]
     opcode, _, operand_text = ins.partition(" ")
     if "%laneid" in ins or "%lanemask" in ins:

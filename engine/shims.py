@@ -91,12 +91,6 @@ def get(trigger: str, use: str | tuple[str, ...]) -> Shim | None:
     return sh if sh is not None and sh.use in uses else None
 
 
-def overload(trigger: str) -> Shim | None:
-    """The overload shim of a name the tables translate (use `overload-*`), if any."""
-    sh = table().get(trigger)
-    return sh if sh is not None and sh.use.startswith("overload") else None
-
-
 def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
     """Does this call (its `(` at token `open_paren`) need the overload shim `sh`?"""
     if sh.use == "overload-ptr":

@@ -25,6 +25,11 @@ def table() -> dict[str, dict[str, tuple[str, str]]]:
     return out
 
 
+@functools.cache
+def _members() -> frozenset[str]:
+    return frozenset(m for members in table().values() for m in members)
+
+
 def wanted(text: str) -> bool:
     return any(s in text for s in table())
 
@@ -32,26 +37,27 @@ def wanted(text: str) -> bool:
 def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lambda i: False) -> list[Found]:
     from .mapping import version_at_least
 
-    sp = toks.spelling
+    words = toks.spellings()
+    sp = words.__getitem__
     kinds = toks.kinds
     n = len(toks)
     structs = table()
     var_type: dict[str, str] = {}
-    for i in range(n - 1):
-        s = sp(i)
-        if kinds[i] != IDENT or s not in structs:
+    for i in [i for i, w in enumerate(words) if w in structs]:
+        if kinds[i] != IDENT:
             continue
         j = i + 1
-        while j < n and sp(j) in ("*", "&", "const"):
+        while j < n and words[j] in ("*", "&", "const"):
             j += 1
         if j < n and kinds[j] == IDENT:
-            var_type[sp(j)] = s
+            var_type[words[j]] = words[i]
     if not var_type:
         return []
     v = ".".join(map(str, rocm))
     out: list[Found] = []
-    for i in range(2, n):
-        if kinds[i] != IDENT or skip(i) or sp(i - 1) not in (".", "->"):
+    members = _members()
+    for i in [i for i, w in enumerate(words) if w in members]:
+        if i < 2 or kinds[i] != IDENT or skip(i) or words[i - 1] not in (".", "->"):
             continue
         obj = i - 2
         if sp(obj) == "]":  # p[i].m: back to the array's name

@@ -346,6 +346,8 @@ def translate_text(
     bf16_ctx = bf16.device_context(text, options.rocm)
     bf16_map = bf16.device_names() if bf16_ctx else {}
     bf16_told = bf16_ctx != "old"
+    shim_table = shims.table()
+    call_triggers = shims.call_triggers()
     own_decls: set[str] | None = None
 
     for i in range(n):
@@ -378,8 +380,8 @@ def translate_text(
             rep(ReportKind.INFO, name, starts[i], ends[i], "__nv_bfloat16 -> hip_bfloat16 (HIPIFY's type, whose float "
                 "constructor is explicit: `x = f` or `{{0}}` do not compile); ROCm 6.2's __hip_bfloat16 is CUDA's type "
                 "(--rocm 6.2)")
-        if dec is None and name in shims.call_triggers():
-            sh = shim_for(shims.table()[name], i)
+        if dec is None and name in call_triggers:
+            sh = shim_for(shim_table[name], i)
             ps = sp(prev_sig(i))
             if sh is not None and ps not in (".", "->", "::") and (sh.use == "name" or sp(next_sig(i)) == "("):
                 if options.shims:
@@ -447,7 +449,9 @@ def translate_text(
             rep(rkind, name, starts[i], ends[i], msg, "", since)
             out.count("unconverted")
             continue
-        sh = shims.overload(name)
+        sh = shim_table.get(name)
+        if sh is not None and not sh.use.startswith("overload"):
+            sh = None
         if sh is not None and sh.use == "overload-device":
             sh = shim_for(sh, i)  # a file with its own min/max keeps them alone
         if (sh is not None and sh.needed(options.rocm) and sp(next_sig(i)) == "("
@@ -486,13 +490,9 @@ def translate_text(
                 f"{c.name}: its HIP/ROC counterpart takes other arguments that hipport does not fill in "
                 "here (unexpected argument count, or a value only the caller knows); adjust them by hand")
 
-    # overloads on two CUDA types that map to one HIP type would be redefinitions (engine/collapse.py);
-    # only looked for when two CUDA names of this file became the same HIP name
-    merged: dict[str, set[str]] = {}
-    for ed in out.edits:
-        if ed.rule == "api":
-            merged.setdefault(ed.replacement, set()).add(text[ed.start - base:ed.end - base])
-    if any(len(v) > 1 for v in merged.values()):
+    # overloads on two CUDA types that map to one HIP type would be redefinitions (engine/collapse.py,
+    # which looks further only in files defining one name twice)
+    if out.edits:
         from .collapse import collapsed_definitions
 
         for cd in collapsed_definitions(toks, directives, out.edits, base):
@@ -618,6 +618,9 @@ def translate_text(
     have |= {e.replacement for e in inc.edits}
     type_headers = sorted({h for t, h in TYPE_HEADERS.items() if t in renamed_to
                            and not any(h in x for x in have)})
+    # a block the file already has (a second translation of a port) is not inserted again
+    if any(f"#ifndef {g} " in text for g in shims_needed):
+        shims_needed = {g: sh for g, sh in shims_needed.items() if f"#ifndef {g} " not in text}
     if type_headers or shims_needed:
         block = "".join(f"#include <{h}> // hipport: for {', '.join(t for t, x in TYPE_HEADERS.items() if x == h)}\n"
                         for h in type_headers)

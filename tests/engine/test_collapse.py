@@ -49,3 +49,10 @@ def test_exclusive_branches_and_cuda_duplicates_are_left_alone() -> None:
            "namespace a { int g(cudaError_t e) { return 0; } }\nnamespace b { int g(CUresult e) { return 1; } }\n")
     out, _reports = port(src)
     assert "#if 0" not in out
+
+
+def test_a_second_translation_changes_nothing() -> None:
+    """In the port both definitions take hipError_t: equal in the input, so nothing to judge."""
+    once, _reports = port(HELPER)
+    twice, _reports = port(once)
+    assert twice == once

@@ -32,6 +32,7 @@ SRC = """__device__ unsigned f(unsigned A, unsigned B, unsigned C, unsigned char
   asm("mov.u32 %0, %%laneid;" : "=r"(u));
   asm("vote.ballot.b32 %0, 1;" : "=r"(u));
   asm("add.cc.u32 %0, %1, %2; addc.u32 %0, %0, 0;" : "+r"(u) : "r"(A), "r"(B));
+  asm volatile("ld.cg.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r), "=r"(s), "=r"(t), "=r"(u) : "l"(flag));
   return r + s + t + u;
 }
 """
@@ -52,9 +53,10 @@ def test_single_instructions_become_hip_and_the_rest_stays_reported() -> None:
     assert "  (t) = hipport_bfe<int, true>((A), 8, (B));\n" in out and "#define HIPPORT_SHIM_PTX\n" in out
     assert '  asm volatile("" ::: "memory");\n  __threadfence();\n' in out  # a compiler barrier stays
     bad = {line: msg for kind, line, msg in reports if kind == ReportKind.UNSUPPORTED}
-    assert set(bad) == {10, 11, 12}
+    assert set(bad) == {10, 11, 12, 13}
+    assert "`ld.cg.global.v4.u32` has no exact HIP builtin" in bad[13]  # a vector operand is no block
     assert "logical-warp" in bad[10] and "`vote.ballot.b32` has no exact HIP builtin" in bad[11]
-    assert "a block of 2 PTX instructions" in bad[12]
+    assert "a block of PTX instructions" in bad[12]
     # --no-shims: what needs the helper header is reported, plain builtins are still translated
     out, reports = port(SRC, shims=False)
     assert "HIPPORT_SHIM_PTX" not in out and "__builtin_amdgcn_sad_u8" in out

@@ -269,3 +269,39 @@ def test_nvtx_headers_are_reported_where_they_are_included() -> None:
     src = "#include <cuda_runtime.h>\n#include <nvtx3/nvToolsExt.h>\nvoid f() { nvtxRangePushA(\"x\"); }\n"
     _, t = run(src)
     assert ("nvtx3/nvToolsExt.h", 2) in found(t, ReportKind.UNSUPPORTED)
+
+
+# CUDA 11/12 names of NVIDIA's cuda-samples (issue 20): mapped with the HIP version that adds each, so the
+# target ROCm decides; those HIP has in no release are reported by name
+SAMPLE_NAMES = [  # (CUDA, HIP, the HIP release that has it; "" = none)
+    ("cudaGraphAddMemAllocNode", "hipGraphAddMemAllocNode", "5.5.0"),
+    ("cudaGraphAddMemFreeNode", "hipGraphAddMemFreeNode", "5.5.0"),
+    ("cudaGraphMemAttributeType", "hipGraphMemAttributeType", "5.3.0"),
+    ("cudaGraphInstantiateWithParams", "hipGraphInstantiateWithParams", "6.2.0"),
+    ("cudaStreamAttrValue", "hipStreamAttrValue", "7.1.0"),
+    ("cudaStreamSetAttribute", "hipStreamSetAttribute", "7.1.0"),
+    ("cudaDeviceSetLimit", "hipDeviceSetLimit", "5.3.0"),
+    ("cudaLimitStackSize", "hipLimitStackSize", "5.3.0"),
+    ("cuGetErrorString", "hipDrvGetErrorString", "5.4.0"),
+    ("cuGetErrorName", "hipDrvGetErrorName", "5.4.0"),
+    ("curandStateSobol64", "hiprandStateSobol64", "6.2.0"),
+    ("curandStateScrambledSobol64", "hiprandStateScrambledSobol64", "6.2.0"),
+    ("CURAND_ORDERING_QUASI_DEFAULT", "HIPRAND_ORDERING_QUASI_DEFAULT", "6.2.0"),
+    ("cudaGraphConditionalHandle", "", ""),
+    ("cudaLimitPersistingL2CacheSize", "", ""),
+]
+
+
+def test_cuda_11_12_names_of_the_samples_follow_the_target() -> None:
+    src = "".join(f"void f{k}() {{ (void){cuda}; }}\n" for k, (cuda, _h, _v) in enumerate(SAMPLE_NAMES))
+    _, old = run(src, rocm=(5, 2))
+    new_out, new = run(src, rocm=(7, 1))
+    for k, (cuda, hip, since) in enumerate(SAMPLE_NAMES):
+        line = k + 1
+        if hip:
+            assert (cuda, line, ReportKind.NEEDS_NEWER_ROCM, since) in {
+                (r.name, r.line, r.kind, r.since) for r in old.reports}, cuda
+            assert f"void f{k}() {{ (void){hip}; }}" in new_out.splitlines(), cuda
+        else:
+            assert (cuda, line) in found(old, ReportKind.UNSUPPORTED) and (cuda, line) in found(
+                new, ReportKind.UNSUPPORTED), cuda

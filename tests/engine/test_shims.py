@@ -158,3 +158,19 @@ def test_cuda12_memory_location_overloads() -> None:
     assert out.count("#define HIPPORT_SHIM_MEMADVISE_LOCATION\n") == 1
     assert out.count("#define HIPPORT_SHIM_PREFETCH_LOCATION\n") == 1
     assert "hipMemAdvise(p, 4, hipMemAdviseSetReadMostly, loc);" in out  # the call stays; the overload is added
+
+
+def test_a_second_translation_changes_nothing() -> None:
+    """A port translated again (hipport's idempotence): the blocks it has are not inserted twice."""
+    src = ("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n"
+           "void CUDART_CB cb(cudaStream_t s, cudaError_t e, void* d) {}\n"
+           "__global__ void k(const __grid_constant__ int n, unsigned* c, float* f) {\n"
+           "  auto b = cg::this_thread_block();\n  auto w = cg::tiled_partition<32>(b);\n"
+           "  c[0] = cg::reduce(w, c[1], cg::plus<unsigned>()) + umin(c[2], blockDim.x) + w.meta_group_rank();\n"
+           "  atomicInc_system(c, 3u); f[0] = __fadd_rd(f[1], f[2]);\n"
+           "  asm(\"bfe.u32 %0, %1, 4, 4;\" : \"=r\"(c[3]) : \"r\"(c[4]));\n}\n"
+           "void h(float* p) { float* d; cudaHostGetDevicePointer(&d, p, 0); }\n")
+    once, t = run(src)
+    assert len({r.name for r in t.reports if r.kind == ReportKind.INFO}) >= 9
+    twice, _t = run(once, "x.hip")
+    assert twice == once

@@ -1,9 +1,10 @@
 // cooperative_groups::reduce and its operators (CUDA's cooperative_groups/reduce.h), which HIP's cooperative
 // groups lack. On a tile of N threads every lane combines op(own, tile.shfl_xor(own, m)) for m = N/2, ..., 1:
-// the xor tree CUDA uses for tiles of up to 32 threads, so every lane returns the same value CUDA returns
-// (bit for bit for floating point too: each step is the same two-operand op; integer and bitwise results
-// are also those of CUDA's sm_80 redux path). Groups other than thread_block_tile (coalesced groups, whose
-// CUDA order differs) do not match this template: those calls are reported by hipport instead.
+// the xor tree CUDA uses for tiles of up to 32 threads, so each lane returns what it returns under CUDA, bit
+// for bit for floating point too (lanes differ only where operands compare equal yet differ, -0.0 and 0.0
+// under less/greater or NaN, as under CUDA); integer and bitwise results are also those of CUDA's sm_80
+// redux path. Groups other than thread_block_tile (coalesced groups, whose CUDA order differs) do not match
+// this template: hipport reports those calls instead.
 #include <hip/hip_cooperative_groups.h>
 namespace cooperative_groups {
 template <class T> struct plus { __host__ __device__ T operator()(T a, T b) const { return a + b; } };

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -50,6 +51,15 @@ def _unlink(path: str) -> None:
         pass
 
 
+def refuse_read_only(p: Path, mode: int | None = None) -> None:
+    """WriteError when the existing file `p` is read-only: no write bit at all means the person marked it
+    so (root would be allowed to write; hipport refuses)."""
+    if mode is None:
+        mode = p.stat().st_mode & 0o7777
+    if not os.access(p, os.W_OK) or not mode & 0o222:
+        raise WriteError(f"{p}: file is read-only; not written")
+
+
 def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = None,
                  sync_folder: bool = True) -> Path | None:
     """Write `data` to `path` atomically: temp file in the same folder, fsync, rename.
@@ -70,9 +80,7 @@ def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = N
             raise WriteError(f"{p}: is a symbolic link; not written (write its target explicitly)")
         if p.exists():
             mode = p.stat().st_mode & 0o7777
-            # no write bit at all: the person marked it read-only (root would be allowed; we refuse)
-            if not os.access(p, os.W_OK) or not mode & 0o222:
-                raise WriteError(f"{p}: file is read-only; not written")
+            refuse_read_only(p, mode)
             if backup_suffix:
                 backup = p.with_name(p.name + backup_suffix)
                 if backup.is_symlink():
@@ -125,3 +133,33 @@ def is_inside(path: str | Path, root: str | Path) -> bool:
         return True
     except (ValueError, RuntimeError, OSError):  # RuntimeError: a symlink loop (x.cu -> x.cu)
         return False
+
+
+def create_file(path: str | Path, data: bytes, mode: int | None = None) -> None:
+    """Create `path` holding `data`, complete or not at all, and never over an existing file (or link):
+    FileExistsError then. A complete temp file is hard-linked to the name (link(2) fails on an existing
+    name, so the check and the creation are one step). Where a file system has no hard links, the file
+    is created exclusively and written in place. `mode`: permission bits (default: what open() makes)."""
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    if mode is None:
+        mode = 0o666 & ~_umask()
+    tmp = _write_temp(folder, p.name, data, mode)
+    try:
+        os.link(tmp, p, follow_symlinks=False)
+        return
+    except OSError as e:
+        if isinstance(e, FileExistsError) or e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP,
+                                                              errno.EMLINK, errno.EXDEV):
+            raise
+    finally:
+        _unlink(tmp)
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        _unlink(str(p))
+        raise

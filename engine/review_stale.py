@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from .outputs import kept_copy_holding
 from .review_persist import SessionCore
-from .review_state import Decision, FileState, original_copy_path, sha256_bytes, sha256_file
+from .review_state import Decision, FileState, sha256_bytes, sha256_file
 from .review_types import Change, ReviewError, anchor
 from .source import Language, Source, SourceError, language_for, read_source
 
@@ -68,8 +69,10 @@ class Staleness(SessionCore):
         if recorded is None or disk_sha == recorded:
             return src, False
         if written is not None and written.path == rel and disk_sha == written.sha256:
-            # written in place: review the kept original
-            copy = original_copy_path(self.root, rel)
+            # written in place: review the kept original (<file>.prehip, or a later kept copy: outputs.py)
+            copy = kept_copy_holding(path, recorded)
+            if copy is None:
+                return src, decided
             try:
                 orig = read_source(copy, lang)
             except SourceError:

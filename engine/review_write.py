@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from .config import ConfigError
-from .fsutil import WriteError, atomic_write, is_inside
-from .outputs import output_path, output_rel
+from .fsutil import WriteError, is_inside
+from .outputs import keep_beside, output_path, output_rel, write_port
 from .review_persist import SessionCore
 from .review_state import (
     Decision,
@@ -53,7 +53,8 @@ class Writing(SessionCore):
         Refuses (StaleError) a file changed on disk since review; refuses (OutputExists) to replace an
         output file hipport did not write, or one edited since, unless `overwrite`; refuses
         (OutputShared) when another source has the same output path.
-        In-place mode keeps the original as <file>.prehip first (outputs.py's write policy).
+        Nothing is lost (outputs.py's write policy): in place, the original is kept as <file>.prehip
+        first; an output replaced after `overwrite` is kept beside it too.
         """
         fr = self._editable(rel)
         src_path = self._path(rel)
@@ -83,15 +84,14 @@ class Writing(SessionCore):
                 if not (mine or current == sha256_bytes(data) or overwrite):
                     raise OutputExists(f"{out_rel} already exists and was not written by hipport (or was edited "
                                        "since); not overwritten", out_rel)
-            if in_place:  # the original is kept first (outputs.py's write policy): <file>.prehip
+            if in_place and disk != sha256_bytes(data):  # the original is kept first, even over a write of ours
                 copy = original_copy_path(self.root, rel)
-                if sha256_file(copy) != fr.sha256:
-                    if not is_inside(copy.parent, self.root):
-                        raise WriteError(f"{copy}: leads out of the project; the original could not be kept, "
-                                         "so it was not overwritten")
-                    atomic_write(copy, fr.source.raw or fr.source.encode(fr.source.text))
-            out.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(out, data)
+                if not is_inside(copy.parent, self.root):
+                    raise WriteError(f"{copy}: leads out of the project; the original could not be kept, "
+                                     "so it was not overwritten")
+                keep_beside(out, fr.source.raw or fr.source.encode(fr.source.text))
+            # outputs.py's one write policy: what the output holds is kept unless it is ours
+            write_port(out, data, in_place=in_place, ours=fs.written.sha256 if ours and fs.written else None)
             self._touched.add(rel)
             fs.written = WrittenRecord(out_rel, sha256_bytes(data), self._fingerprint(rel))
             fs.committed = None

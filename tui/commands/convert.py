@@ -2,9 +2,10 @@
 
 One file without an output option prints the HIP text to stdout. OUT is a file when one file is
 converted, a folder (mirroring the tree) otherwise. Every write is atomic (temp file, fsync,
-rename); --in-place keeps `<file>.prehip` unless --no-backup (hipify-clang's names). Reports (what
-could not be translated) go to stderr as `file:line:col: kind: message`. Options mean what
-hipify-clang's options of the same name mean.
+rename), and no content is lost: --in-place keeps the original as `<file>.prehip` (hipify-clang's
+name) unless --no-backup, and any other content a write replaces is kept as the next free
+`<file>.prehip.N` (engine/outputs.py). Reports (what could not be translated) go to stderr as
+`file:line:col: kind: message`. Options mean what hipify-clang's options of the same name mean.
 """
 
 from __future__ import annotations
@@ -179,7 +180,7 @@ def handle(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from hipport.engine.fsutil import WriteError, sync_folders
-    from hipport.engine.outputs import write_port  # the one write policy: originals kept as <file>.prehip
+    from hipport.engine.outputs import original_copy, write_port  # the one write policy: nothing lost
     from hipport.engine.translate_batch import Job, port_files
     from hipport.engine.walk import WalkError, walk
 
@@ -275,6 +276,9 @@ def handle(args: argparse.Namespace) -> int:
             written_folders.append(target.parent)
             if kept is not None and not args.in_place:
                 print(f"hipport: {target} already existed with other content; kept it as {kept}", file=err)
+            elif kept is not None and kept != original_copy(target):
+                print(f"hipport: {target}: {original_copy(target).name} keeps its original; what it held before "
+                      f"this conversion is kept as {kept.name}", file=err)
         except WriteError as e:
             failed += 1
             print(f"hipport: {e}", file=err)

@@ -198,7 +198,10 @@ def handle(args: argparse.Namespace) -> int:
     to_stdout = not writes and not args.diff
     if to_stdout and (len(items) > 1 or items[0].root is not None):
         raise CliError("several files: give -o OUT (a folder), --in-place or --suffix (or --diff to preview)")
+    if writes and not args.in_place:
+        items = _without_earlier_ports(items, options, args)
     targets = _targets(items, args)
+    _refuse_shared_outputs(items, targets)
     if args.suffix:
         # outputs get new names: includes between the files of this conversion follow them
         import dataclasses
@@ -297,6 +300,44 @@ def handle(args: argparse.Namespace) -> int:
         if counts:
             print(f"hipport convert: reports by kind: {summary_line(counts)}", file=err)
     return 1 if failed else 0
+
+
+def _without_earlier_ports(items: list[Any], options: Any, args: argparse.Namespace) -> list[Any]:
+    """The walked files less the ports of earlier runs among them (engine/ports.py), said in one line."""
+    from hipport.engine.ports import earlier_ports
+
+    ports = earlier_ports(items, options)
+    if not ports:
+        return items
+    skipped = {id(p.item) for p in ports}
+    if not args.quiet:
+        names = ", ".join(f"{p.item.path} (of {p.of})" for p in ports[:3]) + (" ..." if len(ports) > 3 else "")
+        print(f"hipport: skipped {len(ports)} earlier port(s) of files in this conversion: {names}; "
+              "name a file on the command line to convert it anyway", file=sys.stderr)
+    kept = [it for it in items if id(it) not in skipped]
+    if not kept:
+        raise CliError("every file found is the port of another one; name a file to convert it anyway")
+    return kept
+
+
+def _refuse_shared_outputs(items: list[Any], targets: list[Path | None]) -> None:
+    """Two inputs written to one output, or an output that is another input: one would be lost."""
+    import os
+
+    inputs = {os.path.realpath(it.path): it for it in items}
+    seen: dict[str, Any] = {}
+    for it, t in zip(items, targets, strict=True):
+        if t is None:
+            continue
+        key = os.path.realpath(t)
+        first = seen.setdefault(key, it)
+        if first is not it:
+            raise CliError(f"{first.path} and {it.path} would both be written to {t}; convert them "
+                           "separately, or give a folder that mirrors their own folders")
+        other = inputs.get(key)
+        if other is not None and other is not it:
+            raise CliError(f"{it.path} would be written to {t}, which is another input ({other.path}); "
+                           "convert them separately")
 
 
 def _skip_for(args: argparse.Namespace) -> list[str]:

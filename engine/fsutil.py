@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -28,9 +29,16 @@ def _umask() -> int:
     return old
 
 
+TEMP_SUFFIX = ".hipport-tmp"
+# `.<name>.<pid of the writer>.<mkstemp's 8 characters>.hipport-tmp`: a kill during a write leaves one
+_TEMP_NAME = re.compile(r"^\..*\.(\d+)\.[A-Za-z0-9_]{8}" + re.escape(TEMP_SUFFIX) + "$")
+STALE_TEMP_S = 3600.0  # a temp file without a writer's pid in its name is left over once this old
+
+
 def _write_temp(folder: Path, name: str, data: bytes, mode: int | None) -> str:
-    """A complete, fsynced temp file beside `name` holding `data`; returns its path."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".hipport-tmp", dir=folder)
+    """A complete, fsynced temp file beside `name` holding `data`; returns its path. Its name holds this
+    process's id, so a later start can tell a leftover (remove_leftover_temps) from a write under way."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -163,3 +171,44 @@ def create_file(path: str | Path, data: bytes, mode: int | None = None) -> None:
     except BaseException:
         _unlink(str(p))
         raise
+
+
+def remove_leftover_temps(folders: Iterable[str | Path]) -> list[Path]:
+    """Remove the temp files that writes killed midway left in these folders (their writer's process is
+    gone, or, named without one, they are older than STALE_TEMP_S); returns them. A write of a live
+    process (another hipport converting the same tree) keeps its temp file."""
+    import time
+
+    removed: list[Path] = []
+    now = time.time()
+    for folder in dict.fromkeys(str(f) for f in folders):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for e in entries:
+            if not e.name.endswith(TEMP_SUFFIX) or not e.name.startswith("."):
+                continue
+            try:
+                if not e.is_file(follow_symlinks=False):
+                    continue
+                m = _TEMP_NAME.match(e.name)
+                if m is not None and _alive(int(m.group(1))):
+                    continue
+                if m is None and now - e.stat(follow_symlinks=False).st_mtime < STALE_TEMP_S:
+                    continue
+                os.unlink(e.path)
+                removed.append(Path(e.path))
+            except OSError:
+                continue
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: someone else's live process
+        return True
+    return True

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
+from .messages import one_line
 from .model import Analysis, Finding, FixStyle, FixTier, Report, ReportKind
 from .source import Source
 
@@ -101,7 +102,7 @@ def to_text(files: Sequence[FileReport]) -> str:
     n_find = n_rep = 0
     for fr in files:
         if fr.error:
-            lines.append(f"{fr.path}: error: {fr.error}")
+            lines.append(one_line(f"{fr.path}: error: {fr.error}"))
             continue
         items: list[tuple[int, int, str]] = []
         if fr.analysis is not None:
@@ -117,7 +118,7 @@ def to_text(files: Sequence[FileReport]) -> str:
         for r in fr.reports:
             items.append((r.line, r.col, f"{fr.path}:{r.line}:{r.col}: {r.kind.value}: {r.message}"))
             n_rep += 1
-        lines.extend(t for _, _, t in sorted(items))
+        lines.extend(one_line(t) for _, _, t in sorted(items))
     lines.append(f"{n_find} warp finding(s), {n_rep} translation report(s) in {len(files)} file(s)")
     return "\n".join(lines) + "\n"
 

@@ -101,7 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         refuse_whole_trees(args)
         return int(func(args) or 0)
     except CliError as e:
-        print(f"hipport: {e}", file=sys.stderr)
+        from hipport.engine.messages import one_line
+
+        print(f"hipport: {one_line(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("hipport: interrupted", file=sys.stderr)
@@ -111,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # a hipport bug: one line for the person, the traceback on request
         if os.environ.get("HIPPORT_DEBUG"):
             raise
-        print(f"hipport: internal error ({type(e).__name__}: {e}); this is a hipport bug, please report it "
+        from hipport.engine.messages import one_line
+
+        print(f"hipport: internal error ({type(e).__name__}: {one_line(str(e))}); this is a hipport bug, please report it "
               "(HIPPORT_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 3
 

@@ -180,6 +180,7 @@ def handle(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from hipport.engine.fsutil import WriteError, sync_folders
+    from hipport.engine.messages import one_line  # one message, one line, whatever the file names
     from hipport.engine.outputs import original_copy, write_port  # the one write policy: nothing lost
     from hipport.engine.translate_batch import Job, port_files
     from hipport.engine.walk import WalkError, walk
@@ -238,7 +239,8 @@ def handle(args: argparse.Namespace) -> int:
             for it, t in zip(items, targets, strict=True)]
     out = sys.stdout
     err = sys.stderr
-    failed = 0
+    failed = 0       # files not translated
+    not_written = 0  # translated, but the write was refused or failed
     changed = 0
     n_reports = 0
     modes: set[str] = set()
@@ -250,7 +252,7 @@ def handle(args: argparse.Namespace) -> int:
     for res, target in zip(port_files(jobs, args.jobs), targets, strict=True):
         if res.error:
             failed += 1
-            print(f"hipport: {res.error}", file=err)
+            print(f"hipport: {one_line(res.error)}", file=err)
             continue
         modes.add(res.mode)
         changed += res.changed
@@ -258,9 +260,9 @@ def handle(args: argparse.Namespace) -> int:
         all_reports += res.reports
         if not args.quiet:
             for r in res.reports:
-                print(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}", file=err)
+                print(one_line(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}"), file=err)
             for gid, why in res.held.items():
-                print(f"{res.path}: fix group {gid} not applied: {why}", file=err)
+                print(one_line(f"{res.path}: fix group {gid} not applied: {why}"), file=err)
         if args.diff and res.diff:
             out.write(res.diff)
         if to_stdout and res.output is not None:
@@ -278,32 +280,35 @@ def handle(args: argparse.Namespace) -> int:
             kept = fut.result()
             written_folders.append(target.parent)
             if kept is not None and not args.in_place:
-                print(f"hipport: {target} already existed with other content; kept it as {kept}", file=err)
+                print(one_line(f"hipport: {target} already existed with other content; kept it as {kept}"),
+                      file=err)
             elif kept is not None and kept != original_copy(target):
-                print(f"hipport: {target}: {original_copy(target).name} keeps its original; what it held before "
-                      f"this conversion is kept as {kept.name}", file=err)
+                print(one_line(f"hipport: {target}: {original_copy(target).name} keeps its original; what it held "
+                               f"before this conversion is kept as {kept.name}"), file=err)
         except WriteError as e:
-            failed += 1
-            print(f"hipport: {e}", file=err)
+            not_written += 1
+            print(f"hipport: {one_line(str(e))}", file=err)
         except OSError as e:
-            failed += 1
-            print(f"hipport: {target}: cannot write ({e.strerror or e})", file=err)
+            not_written += 1
+            print(one_line(f"hipport: {target}: cannot write ({e.strerror or e})"), file=err)
     writer.shutdown()
     sync_folders(written_folders)  # the renames are durable: one fsync per folder, not per file
     mode = "/".join(sorted(modes)) or "-"
     if not to_stdout or not args.quiet:
-        print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed, "
-              f"{n_reports} report(s); mode: {mode}", file=err)
+        unwritten = f", {not_written} not written" if not_written else ""
+        print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed"
+              f"{unwritten}, {n_reports} report(s); mode: {mode}", file=err)
         from hipport.engine.cuda_features import summarize, summary_line
 
         counts = summarize(all_reports)
         if counts:
             print(f"hipport convert: reports by kind: {summary_line(counts)}", file=err)
-    return 1 if failed else 0
+    return 1 if failed or not_written else 0
 
 
 def _without_earlier_ports(items: list[Any], options: Any, args: argparse.Namespace) -> list[Any]:
     """The walked files less the ports of earlier runs among them (engine/ports.py), said in one line."""
+    from hipport.engine.messages import one_line
     from hipport.engine.ports import earlier_ports
 
     ports = earlier_ports(items, options)
@@ -312,8 +317,8 @@ def _without_earlier_ports(items: list[Any], options: Any, args: argparse.Namesp
     skipped = {id(p.item) for p in ports}
     if not args.quiet:
         names = ", ".join(f"{p.item.path} (of {p.of})" for p in ports[:3]) + (" ..." if len(ports) > 3 else "")
-        print(f"hipport: skipped {len(ports)} earlier port(s) of files in this conversion: {names}; "
-              "name a file on the command line to convert it anyway", file=sys.stderr)
+        print(one_line(f"hipport: skipped {len(ports)} earlier port(s) of files in this conversion: {names}; "
+                       "name a file on the command line to convert it anyway"), file=sys.stderr)
     kept = [it for it in items if id(it) not in skipped]
     if not kept:
         raise CliError("every file found is the port of another one; name a file to convert it anyway")

@@ -49,18 +49,20 @@ def emit_json(doc: dict[str, Any], out: TextIO) -> None:
 
 def emit_text(doc: dict[str, Any], out: TextIO) -> None:
     """hipify-perl -examine style: findings as file:line:col, then statistics per file and in total."""
+    from hipport.engine.messages import one_line  # a file named `a\nb.cu` must not split its lines
+
     w = out.write
     for f in doc["files"]:
         if f.get("error"):
-            w(f"{f['path']}: error: {f['error']}\n")
+            w(one_line(f"{f['path']}: error: {f['error']}") + "\n")
             continue
         for r in f["reports"]:
-            w(f"{f['path']}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}\n")
+            w(one_line(f"{f['path']}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}") + "\n")
     for f in doc["files"]:
         if f.get("error"):
             continue
         s = f["stats"]
-        w(f"\n[HIPPORT] info: file '{f['path']}' statistics (mode: {f['mode']}):\n")
+        w(f"\n[HIPPORT] info: file '{one_line(f['path'])}' statistics (mode: {f['mode']}):\n")
         w(f"  CONVERTED refs count: {s['converted']}\n")
         w(f"  UNCONVERTED refs count: {s['unconverted']}\n")
         w(f"  CONVERSION %: {s['conversion_percent']}\n")

@@ -90,7 +90,9 @@ class ReviewOutput:
                 if yes:
                     self._write(rel, overwrite=True)
 
-            self.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it?", "Overwrite", "Keep it"), answer)
+            self.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it? What it holds now is kept beside it "
+                                               "(<file>.prehip, or the next free .prehip.N).", "Overwrite",
+                                               "Keep it"), answer)
             return
         except ReviewError as e:
             self.say(str(e), "error")

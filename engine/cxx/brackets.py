@@ -105,18 +105,23 @@ def angle_open(spell: Callable[[int], str], j: int, lo: int, stops: frozenset[st
 
 
 class StatementIndex:
-    """The answers of `scan_to`, `split_commas` and the two backward statement walks for any token,
-    each in constant time (or per top-level piece), from tables built once per token list.
+    """The answers of `scan_to`, `split_commas` and the two backward statement walks, in bounded time
+    for any token however long its statement.
 
     The walks above cost the length of the statement they cross; an analysis that asks them for every
     token of a statement (a sum of 8,000 shuffles, 4,000 nested calls) was quadratic in its length.
-    The tables give exactly the same answers, unbalanced brackets included, because the walks' depth
-    counting does not look at a bracket's kind: it is the matching of a single stack that ignores the
-    kind (`loose partners`), which is what the tables store. Built lazily, each on first use.
+    Each question is first answered by walking, as before, up to WALK_LIMIT tokens: ordinary code
+    stops there and builds nothing. A longer walk is answered from a table built once per token list
+    (and per stop tuple), which gives exactly the walk's answer, unbalanced brackets included: the
+    walks' depth counting does not look at a bracket's kind, so it is the matching of one stack that
+    ignores the kind (`forward_partners`), which is what the tables follow.
     """
 
-    def __init__(self, tx: Sequence[str]) -> None:
+    WALK_LIMIT = 256  # tokens walked before the tables are used (and built, the first time)
+
+    def __init__(self, tx: Sequence[str], walk_limit: int | None = None) -> None:
         self.tx = tx
+        self.walk_limit = self.WALK_LIMIT if walk_limit is None else walk_limit
         self._forward: dict[int, int] | None = None    # opener -> closer, (), [] and {} alike
         self._back: list[int] | None = None            # stmt_bounds' backward walk from each index
         self._sep: list[int] | None = None             # stmt_start's backward walk from each index
@@ -136,7 +141,9 @@ class StatementIndex:
         return self._forward
 
     def split_commas(self, lo: int, hi: int) -> list[tuple[int, int]]:
-        """split_commas(tx, lo, hi), jumping over each bracketed group at the top level."""
+        """split_commas(tx, lo, hi); a long range jumps over each bracketed group at the top level."""
+        if hi - lo <= self.walk_limit:
+            return split_commas(self.tx, lo, hi)
         tx = self.tx
         partners = self.forward_partners()
         pieces: list[tuple[int, int]] = []
@@ -166,8 +173,11 @@ class StatementIndex:
         """scan_to(tx, b, hi, stops)."""
         if b >= hi:
             return b
-        if b < 0 or any(s in OPEN or s in CLOSE for s in stops):
+        if hi - b <= self.walk_limit or b < 0 or any(s in OPEN or s in CLOSE for s in stops):
             return scan_to(self.tx, b, hi, stops)
+        end = scan_to(self.tx, b, b + self.walk_limit, stops)
+        if end < b + self.walk_limit:
+            return end  # stopped within the walk
         table = self._scan.get(stops)
         if table is None:
             table = self._scan[stops] = self._scan_table(stops)
@@ -195,17 +205,22 @@ class StatementIndex:
 
     def stmt_start(self, k: int, lo: int) -> int:
         """Walking back from k (not below lo) to just after a `;`, `{` or `}`."""
-        if k <= lo:
-            return k
-        if lo < 0 or k >= len(self.tx):
+        tx = self.tx
+        if k - lo <= self.walk_limit or lo < 0 or k >= len(tx):
             s = k
-            while s > lo and self.tx[s - 1] not in (";", "{", "}"):
+            while s > lo and tx[s - 1] not in (";", "{", "}"):
                 s -= 1
             return s
+        floor = k - self.walk_limit
+        s = k
+        while s > floor and tx[s - 1] not in (";", "{", "}"):
+            s -= 1
+        if s > floor:
+            return s  # a separator within the walk
         if self._sep is None:
-            sep = [0] * (len(self.tx) + 1)
+            sep = [0] * (len(tx) + 1)
             last = 0
-            for i, x in enumerate(self.tx):
+            for i, x in enumerate(tx):
                 if x == ";" or x == "{" or x == "}":
                     last = i + 1
                 sep[i + 1] = last
@@ -218,8 +233,11 @@ class StatementIndex:
         after a top-level `;`, `{`, `}` or an unclosed `(` / `[`."""
         if k <= lo:
             return k
-        if lo < 0 or k >= len(self.tx):
+        if k - lo <= self.walk_limit or lo < 0 or k >= len(self.tx):
             return _expression_start_walk(self.tx, k, lo)
+        a = _expression_start_walk(self.tx, k, k - self.walk_limit)
+        if a > k - self.walk_limit:
+            return a  # stopped within the walk (the walk's answer does not depend on a lower bound then)
         if self._back is None:
             self._back = self._back_table()
         s = self._back[k]
@@ -245,7 +263,8 @@ class StatementIndex:
 
 
 def _expression_start_walk(tx: Sequence[str], k: int, lo: int) -> int:
-    """StatementIndex.expression_start by walking (the reference the table must agree with)."""
+    """StatementIndex.expression_start by walking (a walk stopped before lo gives the same answer with
+    any lower bound)."""
     a = k
     depth = 0
     while a > lo:

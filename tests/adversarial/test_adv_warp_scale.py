@@ -95,10 +95,11 @@ def walk_expression_start(tx: list[str], k: int, lo: int) -> int:
 
 
 @settings(max_examples=600, deadline=None, database=None)
-@given(TOKS, st.data())
-def test_statement_index_answers_like_the_walks(toks: list[str], data: st.DataObject) -> None:
+@given(TOKS, st.sampled_from([0, 1, 3, 8, 64]), st.data())
+def test_statement_index_answers_like_the_walks(toks: list[str], limit: int, data: st.DataObject) -> None:
+    """With every walk limit: the tables alone (0), the walks alone (64), and both, switching midway."""
     tx = toks + [""] * 8  # padded as the warp analysis pads its tokens
-    index = brackets.StatementIndex(tx)
+    index = brackets.StatementIndex(tx, walk_limit=limit)
     m = len(toks)
     for _ in range(8):
         lo = data.draw(st.integers(0, m))

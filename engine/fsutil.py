@@ -68,20 +68,17 @@ def refuse_read_only(p: Path, mode: int | None = None) -> None:
         raise WriteError(f"{p}: file is read-only; not written")
 
 
-def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = None,
-                 sync_folder: bool = True) -> Path | None:
+def atomic_write(path: str | Path, data: bytes, *, sync_folder: bool = True) -> None:
     """Write `data` to `path` atomically: temp file in the same folder, fsync, rename.
 
     A crash or kill at any moment leaves either the old file or the new one, never a mix.
     `sync_folder=False` leaves the folder's fsync (which makes the rename durable) to the caller:
     one `sync_folders()` after many writes into the same folders instead of one per file.
-    With `backup_suffix` (e.g. ".prehip") the old file is first copied beside it, atomically too
-    (a kill or a full disk during the copy never leaves a truncated backup).
-    Keeps the original file's permission bits. Returns the backup path, if one was made.
+    Keeps the original file's permission bits. What the file held is not kept here: a port's write
+    goes through engine/outputs.write_port, which keeps it first (the one write policy).
     """
     p = Path(path)
     folder = p.parent if str(p.parent) else Path(".")
-    backup: Path | None = None
     mode: int | None = None
     try:
         if p.is_symlink():
@@ -89,18 +86,6 @@ def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = N
         if p.exists():
             mode = p.stat().st_mode & 0o7777
             refuse_read_only(p, mode)
-            if backup_suffix:
-                backup = p.with_name(p.name + backup_suffix)
-                if backup.is_symlink():
-                    raise WriteError(f"{backup}: the backup path is a symbolic link; not written")
-                old = p.read_bytes()
-                btmp = _write_temp(folder, backup.name, old, mode)
-                try:
-                    shutil.copystat(p, btmp)
-                    os.replace(btmp, backup)
-                except BaseException:
-                    _unlink(btmp)
-                    raise
     except WriteError:
         raise
     except OSError as e:
@@ -118,7 +103,6 @@ def atomic_write(path: str | Path, data: bytes, *, backup_suffix: str | None = N
         raise WriteError(f"{p}: cannot write ({e.strerror or e}); original left as it was") from None
     if sync_folder:
         sync_folders([folder])
-    return backup
 
 
 def sync_folders(folders: Iterable[str | Path]) -> None:
@@ -143,17 +127,23 @@ def is_inside(path: str | Path, root: str | Path) -> bool:
         return False
 
 
-def create_file(path: str | Path, data: bytes, mode: int | None = None) -> None:
+def create_file(path: str | Path, data: bytes, mode: int | None = None, like: Path | None = None) -> None:
     """Create `path` holding `data`, complete or not at all, and never over an existing file (or link):
     FileExistsError then. A complete temp file is hard-linked to the name (link(2) fails on an existing
     name, so the check and the creation are one step). Where a file system has no hard links, the file
-    is created exclusively and written in place. `mode`: permission bits (default: what open() makes)."""
+    is created exclusively and written in place. `mode`: permission bits (default: what open() makes);
+    `like`: a file whose permission bits and times the new one takes (a kept copy: its original's)."""
     p = Path(path)
     folder = p.parent if str(p.parent) else Path(".")
     if mode is None:
         mode = 0o666 & ~_umask()
     tmp = _write_temp(folder, p.name, data, mode)
     try:
+        if like is not None:
+            try:
+                shutil.copystat(like, tmp, follow_symlinks=False)
+            except OSError:
+                pass  # the times are a courtesy; the bytes are what is kept
         os.link(tmp, p, follow_symlinks=False)
         return
     except OSError as e:

@@ -124,8 +124,8 @@ def keep_beside(path: Path, data: bytes) -> Path | None:
             st = copy.stat()
         except FileNotFoundError:
             try:
-                mode = path.stat().st_mode & 0o7777 if path.exists() else None
-                create_file(copy, data, mode)
+                like = path if path.is_file() else None
+                create_file(copy, data, like.stat().st_mode & 0o7777 if like else None, like)
             except FileExistsError:
                 continue  # made meanwhile (another write): compare with it too
             except OSError as e:

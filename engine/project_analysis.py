@@ -22,7 +22,6 @@ A file the session has loaded is always counted from the session (it is the exac
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import threading
 import time
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .model import PERSON_KINDS, Translation
+from .workers import worker_pool
 
 NEEDS_PERSON = frozenset(PERSON_KINDS)  # model.PERSON_KINDS: report kinds a person acts on
 NO_REPORTS = (0,) * len(PERSON_KINDS)
@@ -234,11 +234,9 @@ class ProjectAnalysis:
         run_salt = analysis_cache.salt(topt, wopt)
         cached = analysis_cache.load(self.session.root) if self.use_cache else {}
         jobs = [self.rels[i:i + CHUNK] for i in range(0, len(self.rels), CHUNK)]
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["hipport.engine.translate", "hipport.engine.warp"])
         fresh: dict[str, tuple[int, ...]] = {}
-        with ctx.Pool(self.workers, initializer=_init_worker,
-                      initargs=(root, topt, wopt, run_salt, cached)) as pool:
+        # engine/workers.py: forkserver workers, gone when the app is (even after kill -9)
+        with worker_pool(self.workers, _init_worker, (root, topt, wopt, run_salt, cached)) as pool:
             self._pool = pool
             for chunk in pool.imap_unordered(_summarize_chunk, jobs):
                 if self._cancel.is_set():

@@ -55,18 +55,34 @@ def count_sources(root: Path, cap: int) -> int:
     return n
 
 
+def not_a_project(folder: Path, *, home: Path | None = None) -> str | None:
+    """What `folder` is when it is the file-system root or the home folder (no project, and every
+    project under it), else None. The app and every CLI command refuse those (`refusal`)."""
+    root = Path(folder).expanduser().resolve()
+    if root == Path(root.anchor):
+        return "the file-system root"
+    try:
+        home_dir = (home if home is not None else Path.home()).expanduser().resolve()
+    except (RuntimeError, KeyError, OSError):  # no home folder known
+        return None
+    return "your home folder" if root == home_dir else None
+
+
+def refusal(folder: Path, what: str, verb: str) -> str:
+    """The one-line refusal for a folder that is `what` (not_a_project), for the command's `verb`."""
+    root = Path(folder).expanduser().resolve()
+    return f"{root} is {what}, not a project: {verb} the project's folder (or pass --any-folder to {verb} it anyway)"
+
+
 def check_root(path: Path, *, home: Path | None = None, force: bool = False) -> RootCheck:
     root = Path(path).expanduser().resolve()
-    home_dir = (home if home is not None else Path.home()).expanduser().resolve()
     top = git_top(root)
     where = f"git work tree {top}" if top is not None else "plain folder (not in git)"
-    if root == Path(root.anchor) or root == home_dir:
-        what = "the file-system root" if root == Path(root.anchor) else "your home folder"
+    what = not_a_project(root, home=home)
+    if what is not None:
         if force:
             return RootCheck(root, "open", f"{where}; {what} opened on request (--any-folder)", git_top=top)
-        return RootCheck(root, "refuse", where,
-                         f"{root} is {what}, not a project: open the project's folder "
-                         f"(or pass --any-folder to open it anyway)", top)
+        return RootCheck(root, "refuse", where, refusal(root, what, "open"), top)
     if top is not None:
         return RootCheck(root, "open", where, git_top=top)
     n = count_sources(root, ASK_ABOVE)

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from . import __version__
+from .messages import one_line
 from .model import Analysis, Finding, FixStyle, FixTier, Report, ReportKind
 from .source import Source
 
@@ -143,7 +144,7 @@ def to_text(files: Sequence[FileReport], root: Path | None = None) -> str:
     for fr in files:
         path = shown_path(fr.path, root) if root is not None else fr.path
         if fr.error:
-            lines.append(f"{path}: error: {fr.error}")
+            lines.append(one_line(f"{path}: error: {fr.error}"))
             continue
         items: list[tuple[int, int, str]] = []
         if fr.analysis is not None:
@@ -159,7 +160,7 @@ def to_text(files: Sequence[FileReport], root: Path | None = None) -> str:
         for r in fr.reports:
             items.append((r.line, r.col, f"{path}:{r.line}:{r.col}: {r.kind.value}: {r.message}"))
             n_rep += 1
-        lines.extend(t for _, _, t in sorted(items))
+        lines.extend(one_line(t) for _, _, t in sorted(items))
     lines.append(f"{n_find} warp finding(s), {n_rep} translation report(s) in {len(files)} file(s)")
     return "\n".join(lines) + "\n"
 

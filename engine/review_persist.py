@@ -50,6 +50,20 @@ class SessionCore:
         self._names_index = NameIndex()
         self._state_stamp = stamp(state_path(self.root))
         self.rescan()
+        self.leftovers_removed = self._remove_leftover_temps()
+
+    def _remove_leftover_temps(self) -> list[Path]:
+        """Temp files that a write killed midway (`w`, or a convert) left where this project's files and
+        outputs are written: removed at the start (fsutil.remove_leftover_temps keeps live writers')."""
+        from .fsutil import remove_leftover_temps
+        from .outputs import output_folder_rel
+
+        parents = {rel.rpartition("/")[0] for rel in self._rels} | {""}
+        out = output_folder_rel(self.config)
+        folders = [self.root / p for p in sorted(parents)] + [state_path(self.root).parent]
+        if out is not None:
+            folders += [self.root / out / p for p in sorted(parents)]
+        return remove_leftover_temps(folders)
 
     if TYPE_CHECKING:  # provided by the other parts of ReviewSession
         def rescan(self) -> list[str]: ...

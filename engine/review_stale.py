@@ -7,8 +7,16 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from .outputs import kept_copy_holding
 from .review_persist import SessionCore
-from .review_state import Decision, DecisionRecord, FileState, original_copy_path, sha256_bytes, sha256_file
+from .review_state import (
+    Decision,
+    DecisionRecord,
+    FileState,
+    WrittenRecord,
+    sha256_bytes,
+    sha256_file,
+)
 from .review_types import Change, FileReview, ReviewError, anchor, context
 from .source import Language, Source, SourceError, language_for, read_source
 
@@ -30,8 +38,8 @@ class Staleness(SessionCore):
                 disk = sha256_file(self.root / rel)
                 if disk is None or disk == sha:
                     continue
-                if written is not None and written.path == rel and disk == written.sha256:
-                    continue  # written in place by hipport
+                if _ours_in_place(rel, written, disk):
+                    continue
                 out.add(rel)
         with self._lock:
             self._disk_stale = stale
@@ -47,10 +55,20 @@ class Staleness(SessionCore):
                 elif rel not in entries and self._loaded.get(rel) is fr:
                     disk = sha256_file(self.root / rel)
                     fs = self._state.files.get(rel)
-                    w = fs.written if fs else None
-                    if disk != fr.sha256 and not (w is not None and w.path == rel and disk == w.sha256):
+                    if disk != fr.sha256 and not _ours_in_place(rel, fs.written if fs else None, disk):
                         self._loaded.pop(rel, None)
                         self._results.pop(rel, None)
+
+    def changed_outside(self, rel: str) -> bool:
+        """Whether `rel` on disk is neither what was loaded nor hipport's own in-place write of it (the
+        app's disk watch: its own `w` is no change made outside hipport)."""
+        fr = self._loaded.get(rel)
+        disk = sha256_file(self.root / rel)
+        if fr is None or disk is None or disk == fr.sha256:
+            return False
+        with self._lock:
+            fs = self._state.files.get(rel)
+            return not _ours_in_place(rel, fs.written if fs else None, disk)
 
     def _read_original(self, rel: str) -> tuple[Source, bool]:
         """The original source and whether it is stale against the saved decisions."""
@@ -68,9 +86,11 @@ class Staleness(SessionCore):
             decided = bool(fs and fs.decisions)
         if recorded is None or disk_sha == recorded:
             return src, False
-        if written is not None and written.path == rel and disk_sha == written.sha256:
-            # written in place: review the kept original
-            copy = original_copy_path(self.root, rel)
+        if _ours_in_place(rel, written, disk_sha):
+            # written in place: review the kept original (<file>.prehip, or a later kept copy: outputs.py)
+            copy = kept_copy_holding(path, recorded)
+            if copy is None:
+                return src, decided
             try:
                 orig = read_source(copy, lang)
             except SourceError:
@@ -174,3 +194,8 @@ def match_decisions(old: dict[str, DecisionRecord], fr: FileReview) -> dict[str,
             used.add(a)
             out[b] = old[a]
     return out
+
+
+def _ours_in_place(rel: str, written: WrittenRecord | None, disk_sha: str | None) -> bool:
+    """`rel` holds exactly what hipport wrote over it in place (not a change made outside hipport)."""
+    return written is not None and written.path == rel and disk_sha == written.sha256

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from pathlib import Path
 
 from .config import ConfigError
-from .fsutil import WriteError, atomic_write, is_inside
-from .outputs import output_path, output_rel
+from .fsutil import WriteError, is_inside
+from .outputs import keep_beside, output_path, output_rel, write_port
 from .review_persist import SessionCore
 from .review_state import (
     Decision,
@@ -53,7 +54,8 @@ class Writing(SessionCore):
         Refuses (StaleError) a file changed on disk since review; refuses (OutputExists) to replace an
         output file hipport did not write, or one edited since, unless `overwrite`; refuses
         (OutputShared) when another source has the same output path.
-        In-place mode keeps the original as <file>.prehip first (outputs.py's write policy).
+        Nothing is lost (outputs.py's write policy): in place, the original is kept as <file>.prehip
+        first; an output replaced after `overwrite` is kept beside it too.
         """
         fr = self._editable(rel)
         src_path = self._path(rel)
@@ -83,15 +85,14 @@ class Writing(SessionCore):
                 if not (mine or current == sha256_bytes(data) or overwrite):
                     raise OutputExists(f"{out_rel} already exists and was not written by hipport (or was edited "
                                        "since); not overwritten", out_rel)
-            if in_place:  # the original is kept first (outputs.py's write policy): <file>.prehip
+            if in_place and disk != sha256_bytes(data):  # the original is kept first, even over a write of ours
                 copy = original_copy_path(self.root, rel)
-                if sha256_file(copy) != fr.sha256:
-                    if not is_inside(copy.parent, self.root):
-                        raise WriteError(f"{copy}: leads out of the project; the original could not be kept, "
-                                         "so it was not overwritten")
-                    atomic_write(copy, fr.source.raw or fr.source.encode(fr.source.text))
-            out.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(out, data)
+                if not is_inside(copy.parent, self.root):
+                    raise WriteError(f"{copy}: leads out of the project; the original could not be kept, "
+                                     "so it was not overwritten")
+                keep_beside(out, fr.source.raw or fr.source.encode(fr.source.text))
+            # outputs.py's one write policy: what the output holds is kept unless it is ours
+            write_port(out, data, in_place=in_place, ours=fs.written.sha256 if ours and fs.written else None)
             self._touched.add(rel)
             fs.written = WrittenRecord(out_rel, sha256_bytes(data), self._fingerprint(rel))
             fs.committed = None
@@ -130,6 +131,24 @@ class Writing(SessionCore):
                     res[w.path] = w.sha256
             return dict(sorted(res.items()))
 
+    def nothing_to_commit(self) -> str:
+        """Why committable() is empty: one line that names a written output edited or deleted since."""
+        with self._lock:
+            written = sorted(fs.written.path for fs in self._state.files.values()
+                             if fs.written is not None and not fs.committed)
+            changed = [(p, sha256_file(self.root / p)) for p in written]
+            sha = {fs.written.path: fs.written.sha256 for fs in self._state.files.values() if fs.written}
+        edited = [p for p, now in changed if now is not None and now != sha[p]]
+        gone = [p for p, now in changed if now is None]
+        if edited:
+            more = f" (and {len(edited) - 1} more)" if len(edited) > 1 else ""
+            return (f"nothing to commit: {edited[0]}{more} changed outside hipport since hipport wrote it; "
+                    "write it again (w) to commit hipport's version, or commit your edit with git")
+        if gone:
+            more = f" (and {len(gone) - 1} more)" if len(gone) > 1 else ""
+            return f"nothing to commit: {gone[0]}{more} was removed since hipport wrote it; write it again (w)"
+        return "nothing to commit: write a file first (w)"
+
     def commit_message(self) -> str:
         """A message for committing `committable()`: files, rules fixed (by style), fixes rejected."""
         with self._lock:
@@ -161,9 +180,10 @@ class Writing(SessionCore):
             lines += [f"  {rule} x{k}" for rule, k in sorted(rejected.items())]
         return "\n".join(lines).rstrip() + "\n"
 
-    def commit(self, message: str, branch: str | None = None) -> str:
+    def commit(self, message: str, branch: str | None = None, cancel: threading.Event | None = None) -> str:
         """Commit exactly the files hipport wrote (and nothing else staged); returns the commit sha.
-        `branch` commits on `hipport/<branch>` (created from HEAD). Raises vcs.VcsError / ReviewError."""
+        `branch` commits on `hipport/<branch>` (created from HEAD); setting `cancel` stops git and its
+        hooks (vcs.commit_paths, which also stops them after its timeout). Raises vcs.VcsError / ReviewError."""
         from .vcs import commit_paths
 
         if not message.strip():
@@ -171,9 +191,9 @@ class Writing(SessionCore):
         with self._commit_lock:
             paths = self.committable()
             if not paths:
-                raise ReviewError("nothing to commit: write a file first (w)")
+                raise ReviewError(self.nothing_to_commit())
             # git runs without the session lock: the UI keeps deciding while a commit is made
-            sha = commit_paths(self.root, list(paths), message, branch, expected=paths)
+            sha = commit_paths(self.root, list(paths), message, branch, expected=paths, cancel=cancel)
             with self._lock:
                 for src, fs in self._state.files.items():
                     w = fs.written

@@ -15,7 +15,14 @@ GitPython is imported lazily (it is slow to import and the CLI must start fast).
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import git
+
+
+HOOK_TIMEOUT_S = 300.0  # a commit whose hooks run longer is stopped (the app can also cancel it)
+POLL_S = 0.1
 
 
 class VcsError(Exception):
@@ -127,20 +138,26 @@ def _sha256(path: Path) -> str | None:
         return None
 
 
-def _last_line(e: Exception) -> str:
-    text = str(getattr(e, "stderr", "") or e)
+def _last_line(text: str) -> str:
     lines = [ln.strip().removeprefix("stderr:").strip().strip("'\"").strip() for ln in text.splitlines()]
     lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
-    return lines[-1] if lines else str(e)
+    return lines[-1] if lines else text.strip()
 
 
-def _explain(e: Exception) -> str:
-    msg = _last_line(e)
-    text = str(getattr(e, "stderr", "") or e)
+_LOCK = re.compile(r"Unable to create '([^']*\.lock)': File exists")
+
+
+def _explain(e: Exception | str) -> str:
+    """One line for a git failure: its own last line, or what to do for the failures people meet."""
+    text = e if isinstance(e, str) else str(getattr(e, "stderr", "") or e)
     if "Please tell me who you are" in text or "empty ident" in text or "Author identity unknown" in text:
         return ("git does not know who you are: set it with `git config --global user.name NAME` and "
                 "`git config --global user.email EMAIL`")
-    return msg
+    lock = _LOCK.search(text)
+    if lock:  # git's own last line ("remove the file manually to continue") does not name the file
+        return (f"git's lock file {lock.group(1)} exists: another git command is running there, or one "
+                f"crashed; when none is running, remove {lock.group(1)}")
+    return _last_line(text)
 
 
 def branch_name(name: str) -> str:
@@ -180,11 +197,15 @@ def commit_paths(
     branch: str | None = None,
     *,
     expected: Mapping[str, str] | None = None,
+    timeout: float = HOOK_TIMEOUT_S,
+    cancel: threading.Event | None = None,
 ) -> str:
     """Commit exactly `paths` (relative to `root`) with `message`; return the new commit's sha.
 
     `expected`: path -> sha256 of the bytes hipport wrote; a file that differs is refused.
     `branch`: commit on `hipport/<branch>`, created from the current HEAD (see module docstring).
+    `timeout`/`cancel`: git commit (its hooks) is stopped after that many seconds, or once `cancel` is
+    set; then nothing is committed and our `git add` is taken back (VcsError).
     """
     import git
 
@@ -238,11 +259,73 @@ def commit_paths(
         has_commits = repo.head.is_valid()
         try:
             repo.git.add("--", *rels)
-            repo.git.commit("--only", "-q", "-m", message, "--", *rels)
+            failed = _commit(repo, workdir, ["--only", "-q", "-m", message, "--", *rels], timeout, cancel)
         except git.GitCommandError as e:
+            failed = f"git commit failed: {_explain(e)}"
+        if failed is not None:
             _unstage(repo, [r for r in rels if r not in had_staged], has_commits)
-            raise VcsError(f"git commit failed: {_explain(e)}") from None
+            raise VcsError(failed)
         return str(repo.head.commit.hexsha)
+
+
+def _commit(repo: git.Repo, workdir: Path, args: Sequence[str], timeout: float,
+            cancel: threading.Event | None) -> str | None:
+    """`git commit ARGS`, its hooks included, stopped after `timeout` seconds or once `cancel` is set;
+    None when it committed, else why not (one line). git runs in a process group of its own, so a hook
+    and whatever the hook started stop with it; the lock files a stopped git leaves are removed."""
+    exe = getattr(repo.git, "GIT_PYTHON_GIT_EXECUTABLE", None) or "git"
+    env = {**os.environ, "GIT_LITERAL_PATHSPECS": "1", "GIT_TERMINAL_PROMPT": "0"}
+    started = time.time()
+    with tempfile.TemporaryFile() as out:  # a file, not a pipe: a hook that prints much cannot block it
+        proc = subprocess.Popen([exe, "commit", *args], cwd=workdir, env=env, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        stopped = None
+        while proc.poll() is None:
+            if cancel is not None and cancel.is_set():
+                stopped = "commit cancelled"
+            elif time.monotonic() > deadline:
+                stopped = (f"git commit did not finish within {timeout:g} s (a hook still running?)")
+            if stopped:
+                _stop_group(proc)
+                _remove_locks_since(Path(repo.git_dir), started)
+                return f"{stopped}: git and its hooks were stopped, nothing was committed"
+            try:
+                proc.wait(timeout=POLL_S)
+            except subprocess.TimeoutExpired:
+                pass
+        if proc.returncode == 0:
+            return None
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    return f"git commit failed: {_explain(text) or f'exit status {proc.returncode}'}"
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to git's process group (git then removes its lock files itself), SIGKILL to what is left."""
+    for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            os.killpg(proc.pid, 0)  # the hook's own children may outlive git itself
+        except subprocess.TimeoutExpired:
+            continue
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+
+
+def _remove_locks_since(git_dir: Path, started: float) -> None:
+    """The index locks a killed git left behind (made since `started`: not another git's)."""
+    for lock in [git_dir / "index.lock", *git_dir.glob("next-index-*.lock")]:
+        try:
+            if lock.stat().st_mtime >= started - 1:
+                lock.unlink()
+        except OSError:
+            pass
 
 
 def _unstage(repo: git.Repo, rels: Iterable[str], has_commits: bool) -> None:

@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hipport.engine import __version__
 
     parser.add_argument("--version", action="version", version=f"hipport {__version__}")
+    parser.add_argument(ANY_FOLDER, action="store_true",
+                        help="let any command work on / or your home folder (refused otherwise); accepted "
+                             "anywhere in the command line")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -58,8 +61,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+ANY_FOLDER = "--any-folder"
+
+
+def _take_any_folder(words: list[str]) -> tuple[list[str], bool]:
+    """`--any-folder` anywhere before a `--` (before or after the command and its paths): the words
+    without it, and whether it was given."""
+    end = words.index("--") if "--" in words else len(words)
+    head = [w for w in words[:end] if w != ANY_FOLDER]
+    return head + words[end:], len(head) != end
+
+
+def refuse_whole_trees(args: argparse.Namespace) -> None:
+    """The app's rule for every command that walks a folder: not `/`, not the home folder (project_root),
+    unless --any-folder. `open` asks its own questions (tui/commands/open.py)."""
+    if args.command in (None, "open") or getattr(args, "any_folder", False):
+        return
+    from pathlib import Path
+
+    from hipport.engine.project_root import not_a_project, refusal
+
+    paths = getattr(args, "paths", None) or ([args.path] if isinstance(getattr(args, "path", None), str) else [])
+    for p in paths:
+        folder = Path(p).expanduser()
+        if folder.is_dir():
+            what = not_a_project(folder)
+            if what is not None:
+                raise CliError(refusal(folder, what, {"doctor": "check"}.get(args.command, args.command)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    args_list, any_folder = _take_any_folder(list(sys.argv[1:] if argv is None else argv))
     # `hipport [PATH]` opens the app on a project: treat a first argument that is not a
     # subcommand (or option) as a path for `open`.
     if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
@@ -78,14 +110,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     args = parser.parse_args(args_list)
     args.clang_args = clang_args
+    args.any_folder = any_folder or getattr(args, "any_folder", False)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
         return 2
     try:
+        refuse_whole_trees(args)
         return int(func(args) or 0)
     except CliError as e:
-        print(f"hipport: {e}", file=sys.stderr)
+        from hipport.engine.messages import one_line
+
+        print(f"hipport: {one_line(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("hipport: interrupted", file=sys.stderr)
@@ -95,7 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # a hipport bug: one line for the person, the traceback on request
         if os.environ.get("HIPPORT_DEBUG"):
             raise
-        print(f"hipport: internal error ({type(e).__name__}: {e}); this is a hipport bug, please report it "
+        from hipport.engine.messages import one_line
+
+        print(f"hipport: internal error ({type(e).__name__}: {one_line(str(e))}); this is a hipport bug, please report it "
               "(HIPPORT_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 3
 

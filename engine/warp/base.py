@@ -87,6 +87,10 @@ HOST_TRIGGERS = frozenset({"dim3", "warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMD
 # last lanes and per-warp arrays of a 32-wide sub-group are all correct on a 64-lane wavefront
 VIRTUAL_OK = frozenset({"W64-01", "W64-02", "W64-05", "W64-06", "W64-07", "W64-13", "W64-14", "W64-17", "W64-18",
                         "W64-23"})
+# The W64-06 fix of an unrolled chain inserts a copy of its statement; one statement holding thousands of
+# chain heads (generated code) would be copied once per head, quadratic in its length. Past this many
+# copied bytes per file, a head is reported as too complex, without a fix.
+CHAIN_COPY_BUDGET = 1 << 20
 FILE_TRIGGERS = frozenset({"__launch_bounds__", "TempStorage", "warpSize", "==", "!="})
 
 
@@ -160,7 +164,11 @@ class Base:
         self.tx: list[str] = self.tt + [""] * 8
         self.tx_set = frozenset(self.tx)  # every spelling in the file: a pass's trigger words absent -> skip it
         self.pairs = brackets.match_brackets(self.tx)  # the padding is no bracket
+        # statement ends and starts, top-level commas: in constant time however long the statement
+        self.stmts = brackets.StatementIndex(self.tx)
         self._offset32: dict[tuple[int, int], bool] = {}  # has_offset32_shuffle, per token range
+        self._full32_at: dict[tuple[int, int], list[int]] = {}  # forms.unrolled_chain: masks per statement
+        self.chain_copy_left = CHAIN_COPY_BUDGET  # forms.unrolled_chain: statement bytes it may still copy
         self._assignments: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # assignments, per token range
         self._assigned_names: dict[tuple[int, int], list[tuple[int, int, set[str]]]] = {}  # device.assigned_names
         self.funcs, self.owner = find_functions(cols, self.pairs, self.positions(("define",)))
@@ -249,11 +257,16 @@ class Base:
         """The source text of tokens s..e-1 (with what lies between them), "" for an empty range."""
         return self.text[self.st[s]:self.en[e - 1]] if e > s else ""
 
+    def dropped(self, rule: str, claim: Iterable[int]) -> bool:
+        """Whether add() would drop a hit of `rule` claiming these tokens (a detector whose edits cost
+        much to build asks first)."""
+        if self.virtual_fn and rule in VIRTUAL_OK:
+            return True  # a self-consistent 32-lane sub-group is correct on a 64-lane wavefront
+        return any(c in self.claimed for c in claim)
+
     def add(self, hit: Hit, claim: Iterable[int] = ()) -> bool:
-        if self.virtual_fn and hit.rule in VIRTUAL_OK:
-            return False  # a self-consistent 32-lane sub-group is correct on a 64-lane wavefront
         claim = list(claim) or [hit.anchor]
-        if any(c in self.claimed for c in claim):
+        if self.dropped(hit.rule, claim):
             return False
         self.claimed.update(claim)
         self.hits.append(hit)
@@ -348,20 +361,9 @@ class Base:
         return bool(has_mod and (ns & TID_WORDS or ns & self.tid))
 
     def stmt_bounds(self, k: int, lo: int, hi: int) -> tuple[int, int]:
-        a = k
-        depth = 0
-        while a > lo:
-            x = self.tx[a - 1]
-            if x in (")", "]"):
-                depth += 1
-            elif x in ("(", "["):
-                if depth == 0:
-                    break
-                depth -= 1
-            elif depth == 0 and x in (";", "{", "}"):
-                break
-            a -= 1
-        return a, self.scan_to(k, hi, (";",))
+        """(start, end) of the expression statement holding token k: back over ()/[] groups to a `;`,
+        `{`, `}` or an unclosed `(`/`[` (not below lo); forward to its `;` (not past hi)."""
+        return self.stmts.expression_start(k, lo), self.stmts.scan_to(k, hi, (";",))
 
     def assignments(self, a: int, b: int) -> list[tuple[int, int, int]]:
         """(stmt_start, name_index, expr_end) for `NAME = expr` inside [a, b). Computed once per range
@@ -382,13 +384,10 @@ class Base:
 
     def scan_to(self, b: int, hi: int, stops: tuple[str, ...]) -> int:
         """First index from b (before hi) of an unmatched closing bracket or a top-level stop token."""
-        return brackets.scan_to(self.tx, b, hi, stops)
+        return self.stmts.scan_to(b, hi, stops)
 
     def stmt_start(self, k: int, lo: int) -> int:
-        s = k
-        while s > lo and self.tx[s - 1] not in (";", "{", "}"):
-            s -= 1
-        return s
+        return self.stmts.stmt_start(k, lo)
 
     def narrow_type_span(self, a: int, k: int) -> tuple[int, int] | None:
         """Token span of a 32-bit integer type among tokens [a, k) declaring the name at k."""
@@ -427,10 +426,10 @@ class Base:
         rp = self.pairs.get(lp)
         if rp is None or rp == lp + 1:  # unbalanced '(' (a file mid-edit), or no arguments
             return []
-        return brackets.split_commas(self.tx, lp + 1, rp)
+        return self.stmts.split_commas(lp + 1, rp)
 
     def split_commas(self, a: int, b: int) -> list[tuple[int, int]]:
-        return brackets.split_commas(self.tx, a, b)
+        return self.stmts.split_commas(a, b)
 
     def warpid32(self, a: int, b: int) -> int | None:
         for k in range(a, b):

@@ -189,9 +189,29 @@ def _root_causes(hits: list[Hit], uf: _UnionFind) -> list[list[Hit]]:
     return list(out.values())
 
 
+_NON_BLANK = re.compile(r"\S")
+USE_TEXT = 100  # characters of a use's line shown with it
+
+
 def _use(source: Source, offset: int, role: str = "") -> Use:
+    """The use at `offset`, with the first USE_TEXT characters of its line, stripped. Costs the blanks
+    that open the line, not its length: a line of 8,000 shuffles has 8,000 uses."""
     line, col = source.line_col(offset)
-    s = source.text.rfind("\n", 0, offset) + 1
-    e = source.text.find("\n", offset)
-    text = source.text[s:e if e >= 0 else len(source.text)].strip()
-    return Use(line, col, text[:100], role)
+    text = source.text
+    starts = source.line_starts  # a newline ends every line of line_starts; "\r" alone ends some too
+    s = starts[line - 1]
+    if s and text[s - 1] != "\n":
+        s = text.rfind("\n", 0, offset) + 1
+    e = starts[line] - 1 if line < len(starts) else len(text)
+    if line < len(starts) and text[e] != "\n":
+        e = text.find("\n", offset)
+        e = e if e >= 0 else len(text)
+    first = _NON_BLANK.search(text, s, e)
+    if first is None:
+        return Use(line, col, "", role)
+    p = first.start()
+    head = text[p:min(e, p + USE_TEXT)]
+    # line.strip()[:USE_TEXT]: the head itself when the stripped line is at least that long
+    if _NON_BLANK.search(text, p + USE_TEXT - 1, e) is None:
+        head = head.rstrip()
+    return Use(line, col, head, role)

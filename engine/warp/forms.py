@@ -7,6 +7,7 @@ import re
 
 from ..edits import Edit
 from .base import (
+    CHAIN_COPY_BUDGET,
     FULL32,
     LANEISH,
     PTX_WARP,
@@ -142,7 +143,22 @@ class DeviceForms(MaskRules):
         if self.tx[e] != ";" or self.tx[s] in ("for", "if", "while", "return"):
             return
         start, end = self.st[s], self.en[e]
-        masks = [q for q in range(s, e + 1) if self.kd[q] == NUM and int_value(self.tx[q]) == FULL32]
+        masks = self._full32_at.get((s, e))
+        if masks is None:  # once per statement: a statement may hold thousands of chain heads
+            masks = self._full32_at[(s, e)] = [q for q in range(s, e + 1)
+                                               if self.kd[q] == NUM and int_value(self.tx[q]) == FULL32]
+        if masks:
+            self.needs.mask_t = True
+        if self.dropped("W64-06", [oa]):
+            return  # its edits, a copy of the statement each, would be built for nothing
+        if end - start > self.chain_copy_left:
+            self.add(Hit("W64-06", oa, None, None, "", "",
+                         "Unrolled shuffle reduction starting at offset 16 combines only 32 lanes: on a 64-lane "
+                         "wavefront lanes 32-63 never reach lane 0. Too complex to fix here (this file's "
+                         f"statements holding chains exceed {CHAIN_COPY_BUDGET >> 20} MB of copies): add the "
+                         "offset-32 step by hand.", key, "medium"))
+            return
+        self.chain_copy_left -= end - start
 
         def copy(mask_text: str) -> str:
             """The statement with offset 32 and the mask literal widened like the rest of the group."""
@@ -158,8 +174,6 @@ class DeviceForms(MaskRules):
         line_start = self.text.rfind("\n", 0, start) + 1
         indent = self.text[line_start:start] if self.text[line_start:start].strip() == "" else ""
         nl = "\r\n" if "\r\n" in self.text[:200] else "\n"
-        if masks:
-            self.needs.mask_t = True
         w = [Edit(start, start, f"{copy('0xffffffffffffffffull')}{nl}{indent}", "W64-06")]
         p = [Edit(start, start, f"if (warpSize > 32) {copy('(~lane_mask_t{0})')}{nl}{indent}", "W64-06")]
         self.add(Hit("W64-06", oa, w, p, "add the offset-32 step", "add the offset-32 step when warpSize > 32",

@@ -29,6 +29,7 @@ from textual.worker import WorkerCancelled
 
 from hipport.engine import fsutil
 from hipport.engine.fsutil import WriteError, atomic_write
+from hipport.engine.outputs import write_port
 from hipport.engine.review import Decision, ReviewSession
 from hipport.engine.review_state import StateError, load_state, state_path
 from hipport.engine.toolchain.execute import run_plan
@@ -41,12 +42,13 @@ PY = sys.executable
 
 WRITER = textwrap.dedent("""
     import sys
-    from hipport.engine.fsutil import atomic_write
-    target, a, b = sys.argv[1], open(sys.argv[2], "rb").read(), open(sys.argv[3], "rb").read()
+    from pathlib import Path
+    from hipport.engine.outputs import write_port
+    target, a, b = Path(sys.argv[1]), open(sys.argv[2], "rb").read(), open(sys.argv[3], "rb").read()
     print("ready", flush=True)
     i = 0
-    while True:
-        atomic_write(target, a if i % 2 else b, backup_suffix=".prehip" if i % 3 == 0 else None)
+    while True:  # what it replaces is kept every third write (the write policy: .prehip, then .prehip.N)
+        write_port(target, a if i % 2 else b, in_place=True, keep_original=i % 3 == 0)
         i += 1
 """)
 
@@ -75,9 +77,9 @@ def test_sigkill_at_random_moments_never_leaves_a_truncated_file(tmp_path: Path)
         digest = hashlib.sha256(data).hexdigest()
         assert digest in allowed, f"after SIGKILL the file is {len(data)} bytes of neither version"
         seen.add(allowed[digest])
-        backup = target.with_name("gemm.cu.prehip")
-        if backup.exists():
+        for backup in target.parent.glob("gemm.cu.prehip*"):  # every kept copy is whole
             assert hashlib.sha256(backup.read_bytes()).hexdigest() in allowed
+            backup.unlink()
     assert seen & {"A", "B"}, "the writer never completed a write before being killed"
     # what a kill can leave is a hidden temp file, which no tree walk picks up as a source
     from hipport.engine.discover import discover
@@ -163,7 +165,7 @@ def test_disk_full_while_writing_the_backup_leaves_no_partial_backup(tmp_path: P
     f.write_bytes(KERNEL.encode() * 50)
     monkeypatch.setattr(fsutil.os, "fdopen", _enospc_fdopen(os.fdopen))
     with pytest.raises(WriteError, match="No space left"):
-        atomic_write(f, b"new", backup_suffix=".prehip")
+        write_port(f, b"new", in_place=True)  # the original is kept first: that write hits the full disk
     assert f.read_bytes() == KERNEL.encode() * 50
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gemm.cu"]  # no half .prehip, no temp file
 

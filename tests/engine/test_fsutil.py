@@ -10,16 +10,18 @@ import pytest
 
 from hipport.engine import fsutil
 from hipport.engine.fsutil import WriteError, atomic_write, is_inside
+from hipport.engine.outputs import write_port
 
 
 def test_write_replaces_and_keeps_mode_and_backup(tmp_path: Path) -> None:
     p = tmp_path / "a.cu"
     p.write_bytes(b"old")
     os.chmod(p, 0o640)
-    backup = atomic_write(p, b"new", backup_suffix=".prehip")
+    backup = write_port(p, b"new", in_place=True)  # outputs.py's write policy keeps the old bytes first
     assert p.read_bytes() == b"new"
     assert stat.S_IMODE(p.stat().st_mode) == 0o640
     assert backup is not None and backup.read_bytes() == b"old"
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o640
     assert [x.name for x in tmp_path.iterdir() if "hipport-tmp" in x.name] == []
 
 

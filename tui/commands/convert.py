@@ -2,9 +2,10 @@
 
 One file without an output option prints the HIP text to stdout. OUT is a file when one file is
 converted, a folder (mirroring the tree) otherwise. Every write is atomic (temp file, fsync,
-rename); --in-place keeps `<file>.prehip` unless --no-backup (hipify-clang's names). Reports (what
-could not be translated) go to stderr as `file:line:col: kind: message`. Options mean what
-hipify-clang's options of the same name mean.
+rename), and no content is lost: --in-place keeps the original as `<file>.prehip` (hipify-clang's
+name) unless --no-backup, and any other content a write replaces is kept as the next free
+`<file>.prehip.N` (engine/outputs.py). Reports (what could not be translated) go to stderr as
+`file:line:col: kind: message`. Options mean what hipify-clang's options of the same name mean.
 """
 
 from __future__ import annotations
@@ -198,7 +199,8 @@ def handle(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from hipport.engine.fsutil import WriteError, sync_folders
-    from hipport.engine.outputs import write_port  # the one write policy: originals kept as <file>.prehip
+    from hipport.engine.messages import one_line  # one message, one line, whatever the file names
+    from hipport.engine.outputs import original_copy, write_port  # the one write policy: nothing lost
     from hipport.engine.translate_batch import Job, port_files
     from hipport.engine.walk import WalkError, walk
 
@@ -216,8 +218,11 @@ def handle(args: argparse.Namespace) -> int:
     to_stdout = not writes and not args.diff
     if to_stdout and (len(items) > 1 or items[0].root is not None):
         raise CliError("several files: give -o OUT (a folder), --in-place or --suffix (or --diff to preview)")
+    if writes and not args.in_place:
+        items = _without_earlier_ports(items, options, args)
     targets = _targets(items, args)
     _refuse_links(args, targets)
+    _refuse_shared_outputs(items, targets)
     if args.suffix:
         # outputs get new names: includes between the files of this conversion follow them
         import dataclasses
@@ -244,7 +249,8 @@ def handle(args: argparse.Namespace) -> int:
             for it, t in zip(items, targets, strict=True)]
     out = sys.stdout
     err = sys.stderr
-    failed = 0
+    failed = 0       # files not translated
+    not_written = 0  # translated, but the write was refused or failed
     changed = 0
     n_reports = 0
     warp = WarpTally()
@@ -258,7 +264,7 @@ def handle(args: argparse.Namespace) -> int:
     for res, target in zip(port_files(jobs, args.jobs), targets, strict=True):
         if res.error:
             failed += 1
-            print(f"hipport: {res.error}", file=err)
+            print(f"hipport: {one_line(res.error)}", file=err)
             continue
         modes.add(res.mode)
         changed += res.changed
@@ -270,9 +276,9 @@ def handle(args: argparse.Namespace) -> int:
                 replaced[key[5:]] = replaced.get(key[5:], 0) + 1
         if not args.quiet:
             for r in res.reports:
-                print(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}", file=err)
+                print(one_line(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}"), file=err)
             for gid, why in res.held.items():
-                print(f"{res.path}: fix group {gid} kept as logical warps, not 64-wide: {why}", file=err)
+                print(one_line(f"{res.path}: fix group {gid} kept as logical warps, not 64-wide: {why}"), file=err)
         if args.diff and res.diff:
             out.write(res.diff)
         if to_stdout and res.output is not None:
@@ -290,19 +296,24 @@ def handle(args: argparse.Namespace) -> int:
             kept = fut.result()
             written_folders.append(target.parent)
             if kept is not None and not args.in_place:
-                print(f"hipport: {target} already existed with other content; kept it as {kept}", file=err)
+                print(one_line(f"hipport: {target} already existed with other content; kept it as {kept}"),
+                      file=err)
+            elif kept is not None and kept != original_copy(target):
+                print(one_line(f"hipport: {target}: {original_copy(target).name} keeps its original; what it held "
+                               f"before this conversion is kept as {kept.name}"), file=err)
         except WriteError as e:
-            failed += 1
-            print(f"hipport: {e}", file=err)
+            not_written += 1
+            print(f"hipport: {one_line(str(e))}", file=err)
         except OSError as e:
-            failed += 1
-            print(f"hipport: {target}: cannot write ({e.strerror or e})", file=err)
+            not_written += 1
+            print(one_line(f"hipport: {target}: cannot write ({e.strerror or e})"), file=err)
     writer.shutdown()
     sync_folders(written_folders)  # the renames are durable: one fsync per folder, not per file
     mode = "/".join(sorted(modes)) or "-"
     if not to_stdout or not args.quiet:
-        print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed, "
-              f"{n_reports} report(s); mode: {mode}", file=err)
+        unwritten = f", {not_written} not written" if not_written else ""
+        print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed"
+              f"{unwritten}, {n_reports} report(s); mode: {mode}", file=err)
         from hipport.engine.cuda_features import summarize, summary_line
 
         counts = summarize(all_reports)
@@ -315,7 +326,46 @@ def handle(args: argparse.Namespace) -> int:
             print(f"hipport convert: exact replacements for what ROCm {'.'.join(map(str, options.rocm))} lacks "
                   "(--no-shims leaves them out): " + ", ".join(
                       f"{nm} ({n} file{'s' if n > 1 else ''})" for nm, n in sorted(replaced.items())), file=err)
-    return 1 if failed else 0
+    return 1 if failed or not_written else 0
+
+
+def _without_earlier_ports(items: list[Any], options: Any, args: argparse.Namespace) -> list[Any]:
+    """The walked files less the ports of earlier runs among them (engine/ports.py), said in one line."""
+    from hipport.engine.messages import one_line
+    from hipport.engine.ports import earlier_ports
+
+    ports = earlier_ports(items, options)
+    if not ports:
+        return items
+    skipped = {id(p.item) for p in ports}
+    if not args.quiet:
+        names = ", ".join(f"{p.item.path} (of {p.of})" for p in ports[:3]) + (" ..." if len(ports) > 3 else "")
+        print(one_line(f"hipport: skipped {len(ports)} earlier port(s) of files in this conversion: {names}; "
+                       "name a file on the command line to convert it anyway"), file=sys.stderr)
+    kept = [it for it in items if id(it) not in skipped]
+    if not kept:
+        raise CliError("every file found is the port of another one; name a file to convert it anyway")
+    return kept
+
+
+def _refuse_shared_outputs(items: list[Any], targets: list[Path | None]) -> None:
+    """Two inputs written to one output, or an output that is another input: one would be lost."""
+    import os
+
+    inputs = {os.path.realpath(it.path): it for it in items}
+    seen: dict[str, Any] = {}
+    for it, t in zip(items, targets, strict=True):
+        if t is None:
+            continue
+        key = os.path.realpath(t)
+        first = seen.setdefault(key, it)
+        if first is not it:
+            raise CliError(f"{first.path} and {it.path} would both be written to {t}; convert them "
+                           "separately, or give a folder that mirrors their own folders")
+        other = inputs.get(key)
+        if other is not None and other is not it:
+            raise CliError(f"{it.path} would be written to {t}, which is another input ({other.path}); "
+                           "convert them separately")
 
 
 class WarpTally:

@@ -53,6 +53,7 @@ def emit_json(doc: dict[str, Any], out: TextIO, root: Path | None = None) -> Non
 def emit_text(doc: dict[str, Any], out: TextIO, root: Path | None = None) -> None:
     """hipify-perl -examine style: findings as file:line:col, then statistics per file and in total.
     `root`: what the document's paths are relative to (shown relative to the current folder)."""
+    from hipport.engine.messages import one_line  # a file named `a\nb.cu` must not split its lines
     from hipport.engine.report import shown_path
 
     w = out.write
@@ -62,15 +63,15 @@ def emit_text(doc: dict[str, Any], out: TextIO, root: Path | None = None) -> Non
 
     for f in doc["files"]:
         if f.get("error"):
-            w(f"{shown(f)}: error: {f['error']}\n")
+            w(one_line(f"{shown(f)}: error: {f['error']}") + "\n")
             continue
         for r in f["reports"]:
-            w(f"{shown(f)}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}\n")
+            w(one_line(f"{shown(f)}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}") + "\n")
     for f in doc["files"]:
         if f.get("error"):
             continue
         s = f["stats"]
-        w(f"\n[HIPPORT] info: file '{shown(f)}' statistics (mode: {f['mode']}):\n")
+        w(f"\n[HIPPORT] info: file '{one_line(shown(f))}' statistics (mode: {f['mode']}):\n")
         w(f"  CONVERTED refs count: {s['converted']}\n")
         w(f"  UNCONVERTED refs count: {s['unconverted']}\n")
         w(f"  CONVERSION %: {s['conversion_percent']}\n")

@@ -630,6 +630,10 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         self.refresh_status()
 
     def action_quit_app(self) -> None:
+        if self.cancel_commit():  # a hook that hangs must not keep the app (and a blank screen) alive
+            self.quit_after_commit = True
+            self.say("Stopping the commit (git and its hooks), then quitting…", "warning")
+            return
         unwritten = self.session.unwritten()
         if not unwritten:
             self.app.exit(0)

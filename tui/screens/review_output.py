@@ -5,6 +5,7 @@ Screen class itself)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,9 @@ OUTPUT_MODES = ("sibling", "in-place", "folder")
 
 class ReviewOutput:
     """Mixed into ReviewScreen; uses its session, diff, run pane and `say`."""
+
+    commit_cancel: threading.Event | None = None  # set while a commit runs: setting it stops git
+    quit_after_commit = False  # q came during a commit: quit once git is stopped and our `git add` undone
 
     if TYPE_CHECKING:
         session: ReviewSession
@@ -87,7 +91,9 @@ class ReviewOutput:
                 if yes:
                     self._write(rel, overwrite=True)
 
-            self.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it?", "Overwrite", "Keep it"), answer)
+            self.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it? What it holds now is kept beside it "
+                                               "(<file>.prehip, or the next free .prehip.N).", "Overwrite",
+                                               "Keep it"), answer)
             return
         except ReviewError as e:
             self.say(str(e), "error")
@@ -107,6 +113,9 @@ class ReviewOutput:
         self.repaint()
 
     def action_commit(self) -> None:
+        if self.cancel_commit():
+            self.say("Cancelling the commit: stopping git and its hooks…", "warning")
+            return
         from hipport.engine.vcs import commit_refusal
 
         why = commit_refusal(self.session.root)  # before the dialog, not after ctrl+s
@@ -115,7 +124,8 @@ class ReviewOutput:
             return
         paths = self.session.committable()
         if not paths:
-            self.say("Nothing to commit: write a file first (w).", "warning")
+            reason = self.session.nothing_to_commit()
+            self.say(reason[:1].upper() + reason[1:] + ".", "warning")
             return
         from .commit import CommitScreen  # dialogs load on first use: a faster start
 
@@ -128,16 +138,36 @@ class ReviewOutput:
         if request is None:
             self.say("Commit cancelled.")
             return
-        self.do_commit(request)
+        self.commit_cancel = threading.Event()
+        self.say("Committing: git runs the repository's hooks now (c cancels)…")
+        self.do_commit(request, self.commit_cancel)
+
+    def cancel_commit(self) -> bool:
+        """Stop a running commit (git and its hooks); whether one was running. Quitting calls it too: a
+        hook that never ends must not keep the app from exiting."""
+        running = self.commit_cancel
+        if running is None or running.is_set():
+            return False
+        running.set()
+        return True
 
     @work(thread=True, exclusive=True, group="git", exit_on_error=False)
-    def do_commit(self, request: CommitRequest) -> None:
+    def do_commit(self, request: CommitRequest, cancel: threading.Event) -> None:
         try:
-            sha = self.session.commit(request.message, request.branch)
+            sha = self.session.commit(request.message, request.branch, cancel=cancel)
         except Exception as e:  # ReviewError / VcsError: one line, shown, nothing lost
             self.app.call_from_thread(self.say, f"Not committed: {e}", "error")
+            self.app.call_from_thread(self._commit_ended, cancel)
             return
         self.app.call_from_thread(self._committed, sha, request.branch)
+        self.app.call_from_thread(self._commit_ended, cancel)
+
+    def _commit_ended(self, cancel: threading.Event) -> None:
+        if self.commit_cancel is cancel:
+            self.commit_cancel = None
+        if self.quit_after_commit:  # q during the commit: it is stopped and cleaned up, now quit
+            self.quit_after_commit = False
+            self.app.call_later(self.app.action_quit_app)
 
     def _committed(self, sha: str, branch: str | None) -> None:
         self.invalidate_rows()

@@ -138,9 +138,8 @@ class ReviewTools:
         seen, self._disk_seen = self._disk_seen, now
         if seen is None or now is None or seen[0] != rel or seen == now:
             return
-        fr = self.session.load(rel)
-        if fr.stale or sha256_file(self.session.root / rel) == fr.sha256:
-            return
+        if self.session.load(rel).stale or not self.session.changed_outside(rel):
+            return  # unchanged, or hipport's own in-place write
         self._disk_changed(rel, "on disk (outside hipport)")
 
     def _disk_changed(self, rel: str, how: str) -> None:

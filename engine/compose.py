@@ -42,10 +42,17 @@ def width_independent(members: Sequence[Finding]) -> bool:
     return bool(members) and all(f.rule in WIDTH_INDEPENDENT_RULES for f in members)
 
 
-def regionless(members: Sequence[Finding]) -> bool:
-    """A group that takes no function out of the logical port: right at any width, or a performance note
-    on a declaration (`__launch_bounds__`)."""
-    return width_independent(members) or performance_only(members)
+def regionless(members: Sequence[Finding], logical: LogicalWarps | None = None) -> bool:
+    """A group that takes no function out of the logical port: right at any width, or performance notes
+    outside function bodies (`__launch_bounds__` on a declaration). A performance edit inside a body
+    (`k += 32` -> `k += 64`) changes what the code computes: it is a 64-wide rewrite like any other."""
+    if width_independent(members):
+        return True
+    if not performance_only(members):
+        return False
+    if logical is None:
+        return True
+    return all((fs := logical.function_at(f.start)) is None or f.start < fs.start for f in members)
 
 
 def performance_only(members: Sequence[Finding]) -> bool:
@@ -149,7 +156,7 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
     skip_macros: set[str] = set()
     # a group with no rewrite in its style (a wave32 target takes no wave64 fix) stays logical
     added = [g for g in added if group_edit_lists[g]]
-    wide = [g for g in added if not regionless(members_of[g])]
+    wide = [g for g in added if not regionless(members_of[g], logical)]
     if logical is not None and analysis is not None and wide:
         regions = _Regions(logical, analysis, members_of)
         kept_wide, why = regions.settle(wide)
@@ -191,7 +198,7 @@ def compose(translation_edits: Sequence[Edit], analysis: Analysis | None, chosen
                     if (f.group or f.id) in applied_groups and f.fix(chosen[f.id]) is not None)
     kept = len(logical.kept(skip_functions, skip_macros)) if logical is not None else 0
     return Composed(tuple(edits), applied, held,
-                    tuple(g for g in added if g in applied_groups and not regionless(members_of[g])), kept)
+                    tuple(g for g in added if g in applied_groups and not regionless(members_of[g], logical)), kept)
 
 
 def _wide_at(e: Edit, wide_functions: Collection[tuple[int, int]]) -> bool:
@@ -262,7 +269,9 @@ class _Regions:
             for gid in current:
                 region = self.region(gid)
                 for other, where in self.offsets.items():
-                    if other in current or other == gid or regionless(self.members_of[other]):
+                    # a performance note left undecided does not hold a correctness group back
+                    if other in current or other == gid or width_independent(self.members_of[other]) \
+                            or performance_only(self.members_of[other]):
                         continue
                     if any(self._inside(o, region) for o in where):
                         bad[gid] = (f"its functions also hold group {other}, which stays a logical warp; "
@@ -337,6 +346,8 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
         return g
 
     reach = {g: (regions.region(g), regions.macros_used(regions.region(g))) for g in ids}
+    # performance notes stay groups of their own (offered on their own, never dragged in by a correctness
+    # group); one inside a logical function is then held until that function is 64-wide (settle)
     joinable = [g for g in ids if not width_independent(members_of[g]) and not performance_only(members_of[g])]
     for i, a in enumerate(joinable):
         for b in joinable[i + 1:]:
@@ -351,8 +362,8 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
     retiered = False
     own_warp_size = re.search(r"^\s*#\s*define\s+warpSize\b", analysis.source.text, re.M) is not None
     for gid in ids:  # a group whose code meets another file's warp code is offered for review only
-        why = regions.other_file(gid) if not regionless(members_of[gid]) else ""
-        if not why and own_warp_size and not regionless(members_of[gid]):
+        why = regions.other_file(gid) if not regionless(members_of[gid], logical) else ""
+        if not why and own_warp_size and not regionless(members_of[gid], logical):
             why = ("the program defines warpSize itself (#define warpSize): a 64-wide rewrite cannot know what "
                    "each use of it means")
         g = by_id.get(gid) or FixGroup(gid, tuple(f.id for f in members_of[gid]), "")

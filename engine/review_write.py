@@ -176,7 +176,7 @@ class Writing(SessionCore):
             lines += ["", "Warp-width fixes applied:"]
             lines += [f"  {rule} ({style}) x{k}" for (rule, style), k in sorted(fixed.items())]
         if rejected:
-            lines += ["", "Warp-width fixes rejected (left as translated):"]
+            lines += ["", "64-wide rewrites rejected (kept as logical 32-lane warps):"]
             lines += [f"  {rule} x{k}" for rule, k in sorted(rejected.items())]
         return "\n".join(lines).rstrip() + "\n"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -120,6 +120,7 @@ class LogicalWarps:
     prelude_at: int
     newline: str
     functions: tuple[FunctionSpan, ...] = field(default=())
+    present_parts: frozenset[str] = frozenset()  # helper parts the text already holds (a port converted again)
 
     def function_at(self, offset: int) -> FunctionSpan | None:
         for f in self.functions:
@@ -135,7 +136,7 @@ class LogicalWarps:
         kept = self.kept(skip_functions, skip_macros)
         if not kept:
             return []
-        text = prelude_text({r.part for r in kept if r.part}, self.newline)
+        text = prelude_text({r.part for r in kept if r.part} - self.present_parts, self.newline)
         out = [r.edit for r in kept]
         if text:
             out.insert(0, Edit(self.prelude_at, self.prelude_at, text, RULE, "logical-warp helpers"))
@@ -147,7 +148,19 @@ def analyze_logical(text: str, prelude_at: int, newline: str = "\n",
     """The logical-warp rewrites of one C/C++/CUDA text. `prelude_at`: where helpers go (after the
     runtime include; the warp analysis computes it). `translated`: spans the translation rewrites
     (an inline asm the translation already turned into HIP is not reported)."""
-    return _Scan(text, prelude_at, newline, tuple(translated)).run()
+    found = _Scan(text, prelude_at, newline, tuple(translated)).run()
+    # a port converted again: its helpers are hipport's own text, never rewritten nor inserted twice
+    present = {name: (at, at + len(part)) for name, body in helper_parts().items()
+               for part in [body.replace("\n", newline)] if (at := text.find(part)) >= 0}
+    if not present:
+        return found
+
+    def outside(start: int, end: int) -> bool:
+        return not any(a <= start and end <= b for a, b in present.values())
+
+    return replace(found, rewrites=tuple(r for r in found.rewrites if outside(r.edit.start, r.edit.end)),
+                   not_exact=tuple(x for x in found.not_exact if outside(x.start, x.end)),
+                   present_parts=frozenset(present))
 
 
 class _Scan:

@@ -29,6 +29,7 @@ from hipport.engine.source import MAX_BYTES, Language, Source, SourceError, read
 from hipport.engine.translate import TranslateOptions, translate
 from hipport.engine.vcs import VcsError
 from hipport.engine.warp import analyze
+from hipport.engine.warp.logical import prelude_text
 
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -73,8 +74,13 @@ def test_latin1_source_is_translated_and_written_back_in_latin1(tmp_path: Path) 
     assert out.startswith("// Größe der Kachel: ½ Warp, caf\xe9\n".encode("latin-1"))
     assert b"hipMalloc" in out and b"cudaMalloc" not in out
     assert (tmp_path / "lat.cu.prehip").read_bytes() == raw
-    # exactly the CUDA names changed: undoing the renames gives the original bytes back
-    assert out.replace(b"hip/hip_runtime.h", b"cuda_runtime.h").replace(b"hip", b"cuda") == raw
+    # exactly the CUDA names changed and the logical-warp helpers inserted after the runtime include:
+    # taking the helpers out and undoing the renames gives the original bytes back
+    helpers = prelude_text({"DEVICE"}).encode()
+    header = "// Größe der Kachel: ½ Warp, caf\xe9\n".encode("latin-1") + b"#include <hip/hip_runtime.h>\n"
+    assert out.count(helpers) == 1 and out.index(helpers) == len(header)
+    plain = out.replace(helpers, b"").replace(b"hipport_shfl_down_sync(", b"__shfl_down_sync(")
+    assert plain.replace(b"hip/hip_runtime.h", b"cuda_runtime.h").replace(b"hip", b"cuda") == raw
 
 
 def test_invalid_utf8_in_a_string_keeps_its_bytes(tmp_path: Path) -> None:
@@ -104,9 +110,17 @@ def test_bom_crlf_and_mixed_newlines_are_kept(tmp_path: Path) -> None:
     no_traceback(r)
     assert r.rc == 0, r.err
     out = (tmp_path / "bom.cu").read_bytes()
-    assert out.startswith(codecs.BOM_UTF8 + b"#include <hip/hip_runtime.h>\r\n")
+    # the logical-warp helpers go after the runtime include, written with the file's newline (CRLF)
+    helpers = prelude_text({"DEVICE"}, "\r\n").encode()
+    assert out.startswith(codecs.BOM_UTF8 + b"#include <hip/hip_runtime.h>\r\n" + helpers)
+    assert out.count(helpers) == 1
+    out = out.replace(helpers, b"")
     assert out.count(b"\r\n") == crlf.count(b"\r\n") and b"\n" not in out.replace(b"\r\n", b"")
     out2 = (tmp_path / "mixed.cu").read_bytes()
+    # mixed: the helpers take the file's most common newline (LF here); the rest keeps its own
+    helpers2 = prelude_text({"DEVICE"}, "\n").encode()
+    assert out2.startswith(b"#include <hip/hip_runtime.h>\r\n" + helpers2) and out2.count(helpers2) == 1
+    out2 = out2.replace(helpers2, b"")
     # line structure untouched: same count of each newline kind
     for nl in (b"\r\n", b"\rk<<<"):
         assert out2.count(nl) == mixed.count(nl)
@@ -181,11 +195,21 @@ def test_a_20000_line_single_kernel(tmp_path: Path) -> None:
             assert find_conflict([*tr.edits, *fx.edits]) is None
     assert elapsed < 60, elapsed  # ~6 s on a quiet core (was 587 s: a quadratic scan, fixed)
     (tmp_path / "huge.cu").write_text(text)
-    r = hipport("convert", "--fixes", "all", "-o", "huge.hip", "huge.cu", cwd=tmp_path, timeout=300)
+    # the default port: every shuffle on logical 32-lane warps (the 32-bit masks stay right), helpers once
+    r = hipport("convert", "-o", "huge.hip", "huge.cu", cwd=tmp_path, timeout=300)
+    no_traceback(r)
+    assert r.rc == 0 and "(20000 rewrite(s))" in r.err, r.err
+    out = (tmp_path / "huge.hip").read_text()
+    assert out.count("hipport_shfl_down_sync(0xffffffff, ") == 20_000
+    assert out.count(prelude_text({"DEVICE"})) == 1
+    assert out.replace(prelude_text({"DEVICE"}), "").count("__shfl_down_sync(") == 20_000  # only the renamed
+    # 64-wide (its one fix group is tier review: no launch of the kernel in this file): 64-bit masks
+    r = hipport("convert", "--fix-style", "wave64", "--fixes-review", "-o", "huge64.hip", "huge.cu", cwd=tmp_path,
+                timeout=300)
     no_traceback(r)
     assert r.rc == 0, r.err
-    out = (tmp_path / "huge.hip").read_text()
-    assert "0xffffffff," not in out and "__shfl_down_sync(0xffffffffffffffff" in out
+    out = (tmp_path / "huge64.hip").read_text()
+    assert "0xffffffff," not in out and out.count("__shfl_down_sync(0xffffffffffffffff") == 20_000
 
 
 # ------------------------------------------------------------------------------------ strange files

@@ -52,8 +52,16 @@ def test_arch_decision_port_compiles_where_the_naive_decision_does_not(tmp_path:
     assert "#if 0 /* hipport: __CUDA_ARCH__ >= 800 */" in (tmp_path / "a.hip").read_text()
     p = hipcc(tmp_path / "a.hip")
     assert p.returncode == 0, p.stderr[-3000:]
-    # teeth: deciding the test as true in device code (what --rocm 7.0 does) breaks HIP 5.2
-    convert("a.cu", "-o", "b.hip", "--rocm", "7.0", cwd=tmp_path)
+    # the arch decision alone, without the logical-warp port (which replaces __reduce_add_sync by a helper
+    # HIP 5.2 compiles whichever branch is kept): the plain translation compiles too
+    convert("a.cu", "-o", "c.hip", "--fixes", "none", cwd=tmp_path)
+    assert "#if 0 /* hipport: __CUDA_ARCH__ >= 800 */" in (tmp_path / "c.hip").read_text()
+    p = hipcc(tmp_path / "c.hip")
+    assert p.returncode == 0, p.stderr[-3000:]
+    # teeth: deciding the test as true in device code (what --rocm 7.0 does) keeps __reduce_add_sync,
+    # which HIP 5.2 lacks
+    convert("a.cu", "-o", "b.hip", "--rocm", "7.0", "--fixes", "none", cwd=tmp_path)
+    assert "__reduce_add_sync(" in (tmp_path / "b.hip").read_text()
     assert hipcc(tmp_path / "b.hip").returncode != 0
 
 

@@ -16,9 +16,14 @@ from pathlib import Path
 import pytest
 
 from hipport.engine import analysis_cache
+from hipport.engine.model import PERSON_KINDS
 from hipport.engine.project_lock import LockHeld, ProjectLock, state_write_lock
 from hipport.engine.toolchain.baseline import Baseline, Value
 from hipport.engine.toolchain.baseline import load as load_baseline
+
+# one cache entry as analysis_cache stores it: findings, edits, then the reports of each kind (a narrower
+# tuple is dropped as another version's on load)
+ENTRY = tuple(range(1, 3 + len(PERSON_KINDS)))
 
 
 def project(tmp_path: Path) -> Path:
@@ -59,20 +64,20 @@ def test_writers_are_refused_while_an_app_holds_the_project(tmp_path: Path) -> N
             baseline(root, "k", "1")
         assert time.monotonic() - t < 2  # an app holds it for as long as it runs: no waiting
         assert not (root / ".hipport" / "baseline" / "k.json").exists()
-        assert "another hipport has this project open" in (analysis_cache.save(root, {"a": (1, 2, 3)}) or "")
+        assert "another hipport has this project open" in (analysis_cache.save(root, {"a": ENTRY}) or "")
         assert analysis_cache.load(root) == {}
     finally:
         app.kill()
         app.wait()
     baseline(root, "k", "1")  # the app is gone: the kernel dropped its lock
-    assert analysis_cache.save(root, {"a": (1, 2, 3)}) is None and analysis_cache.load(root) == {"a": (1, 2, 3)}
+    assert analysis_cache.save(root, {"a": ENTRY}) is None and analysis_cache.load(root) == {"a": ENTRY}
 
 
 def test_the_apps_own_process_writes_under_its_lock(tmp_path: Path) -> None:
     root = project(tmp_path)
     with ProjectLock(root):  # as the app does; its run pane then records a baseline in the same process
         path = baseline(root, "k", "1")
-        assert analysis_cache.save(root, {"a": (1, 2, 3)}) is None
+        assert analysis_cache.save(root, {"a": ENTRY}) is None
     assert json.loads(path.read_text())["program"] == "./k"
 
 

@@ -66,6 +66,14 @@ async def test_opens_first_file_with_findings_and_paints_both_columns(project: P
         assert screen.rel == "gemm.cu"
         assert screen.current == GROUP[0]
         dv = screen.query_one(DiffView)
+        shown = [dv.render_line(y).text for y in range(dv.size.height)]
+        # the finding is centred a third down the view: the helper block's fold row is above line 2, and
+        # the HIP line numbers run on after the block
+        assert any("lines inserted by hipport (helpers)" in t for t in shown)
+        line2 = next(t for t in shown if "#include <cstdio>" in t)
+        assert line2.count("#include <cstdio>") == 2 and f"{2 + len(helper_lines())} #include <cstdio>" in line2
+        dv.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
         first = dv.render_line(0).text
         assert "#include <cuda_runtime.h>" in first and "#include <hip/hip_runtime.h>" in first
         # gutter reads without colour: severity letter + decision symbol
@@ -149,17 +157,23 @@ async def test_accept_only_this_refuses_to_split_a_group(project: Path) -> None:
         await pilot.press("full_stop")
         assert "must change together" in screen.last_message
         assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.PENDING] * 4
-        await pilot.press("j", "j", "j", "j")  # past the group's other members to the stride note
-        assert screen.current == STRIDE
-        await pilot.press("full_stop")  # a group of one, but gemm (its function) stays a logical warp
-        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
-        assert "W64-04 at line 16 cannot be applied" in screen.last_message
-        assert "hold group mask, which stays a logical warp" in screen.last_message
-        await pilot.press("K", "K", "K", "K", "y")  # the group first: gemm is then 64-wide
+        await pilot.press("y")  # the whole group: gemm and warp_sum are 64-wide
         assert [s.decision("gemm.cu", f) for f in GROUP] == [Decision.ACCEPTED] * 4
         assert screen.current == STRIDE
-        await pilot.press("full_stop")  # now the group of one may be decided alone
+        await pilot.press("full_stop")  # a group of one may be decided alone
         assert s.decision("gemm.cu", STRIDE) == Decision.ACCEPTED
+        assert "k += 64)" in s.result_text("gemm.cu") and "threadIdx.x % 64;" in s.result_text("gemm.cu")
+        await pilot.press("u", "u")
+        assert [s.decision("gemm.cu", f) for f in (*GROUP, STRIDE)] == [Decision.PENDING] * 5
+        assert screen.current == GROUP[0]
+        await pilot.press("j", "j", "j", "j")  # past the group's other members to the stride note
+        assert screen.current == STRIDE
+        await pilot.press("full_stop")  # alone, while gemm, the function it is in, stays a logical warp
+        text = s.result_text("gemm.cu")
+        # gemm is never half logical, half 64-wide: its lane stays `% 32` (logical), so its stride stays 32
+        mixed = "threadIdx.x % 32;" in text and "k += 64)" in text
+        assert not mixed, "gemm mixes a logical lane and a 64-wide stride"
+        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
 
 
 async def test_next_previous_undecided_and_any(project: Path) -> None:
@@ -228,7 +242,8 @@ async def test_fold_and_unfold(tmp_path: Path) -> None:
         assert any(r.kind == "fold" and r.old_no == -2 for r in dv.rows)  # the helpers stay folded
         await pilot.press("space")  # off a fold row: fold everything again
         assert len(dv.rows) == before
-        assert "⋯" in "".join(dv.render_line(y).text for y in range(dv.size.height)) or unchanged[0] > dv.size.height
+        painted = "".join(dv.render_line(y).text for y in range(dv.size.height))
+        assert "⋯" in painted or unchanged[0] > dv.size.height
 
 
 async def test_helper_block_is_one_fold_row_that_space_expands(project: Path) -> None:
@@ -237,10 +252,11 @@ async def test_helper_block_is_one_fold_row_that_space_expands(project: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         dv = screen.query_one(DiffView)
-        assert (dv.rows[0].old_text, dv.rows[0].new_text) == ("#include <cuda_runtime.h>", "#include <hip/hip_runtime.h>")
+        include = ("#include <cuda_runtime.h>", "#include <hip/hip_runtime.h>")
+        assert (dv.rows[0].old_text, dv.rows[0].new_text) == include
         fold = dv.rows[1]  # right after the runtime include: every helper line in one row
         assert (fold.kind, fold.old_no, fold.new_no, fold.hidden) == ("fold", -2, 2, len(helpers))
-        assert sum(1 for r in dv.rows if r.old_no is None and r.new_no is not None) == 0  # nothing else inserted
+        assert not any(r.old_no is None and r.new_no is not None for r in dv.rows)  # nothing else inserted
         assert (dv.rows[2].old_no, dv.rows[2].new_no) == (2, 2 + len(helpers))  # HIP lines shift by the block
         screen_text = "".join(dv.render_line(y).text for y in range(dv.size.height))
         assert f"⋯ {len(helpers)} lines inserted by hipport (helpers) (space to expand) ⋯" in screen_text
@@ -284,13 +300,6 @@ async def test_accept_and_reject_rest_of_file(project: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         s = screen.session
-        await pilot.press("n", "A")  # the stride note alone: its function gemm stays a logical warp
-        assert s.progress("gemm.cu") == (4, 5)
-        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
-        refusal = screen.last_message
-        assert "W64-04 at line 16 cannot be applied" in refusal and "hold group mask, which stays a logical warp" in refusal
-        await pilot.press("u")
-        assert s.progress("gemm.cu") == (0, 5)
         await pilot.press("A")
         assert s.progress("gemm.cu") == (5, 5)
         assert all(s.decision("gemm.cu", f) == Decision.ACCEPTED for f in (*GROUP, STRIDE))
@@ -301,8 +310,14 @@ async def test_accept_and_reject_rest_of_file(project: Path) -> None:
         assert all(s.decision("gemm.cu", f) == Decision.REJECTED for f in (*GROUP, STRIDE))
         rejected = s.result_text("gemm.cu")  # rejected: written as logical 32-lane warps, like pending
         assert LOGICAL_CALL in rejected and rejected.count(HELPERS) == 1 and "k += 32)" in rejected
-    # the group had just been rejected: only accepting it too lets the note apply; rejecting does not
-    assert "reject one of them" not in refusal, refusal
+        await pilot.press("u")
+        assert s.progress("gemm.cu") == (0, 5) and screen.current == GROUP[0]
+        await pilot.press("n", "A")  # the group rejected: A takes the stride note in gemm, a logical warp
+        text = s.result_text("gemm.cu")
+        assert LOGICAL_CALL in text and "threadIdx.x % 32;" in text
+        # gemm is never half logical, half 64-wide: its stride stays 32 while its lane does
+        assert "k += 64)" not in text, "gemm mixes a logical lane and a 64-wide stride"
+        assert s.decision("gemm.cu", STRIDE) == Decision.PENDING
 
 
 async def test_write_puts_result_beside_the_source(project: Path) -> None:
@@ -372,7 +387,7 @@ async def test_commit_dialog_commits_exactly_the_written_file(project: Path) -> 
     assert LOGICAL_CALL in body and body.count(HELPERS) == 1 and "0xffffffffffffffffull" not in body
     assert git(project, "diff", "--cached", "--name-only").split() == ["notes.txt"]  # still staged, untouched
     assert git(project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
-    # a rejected 64-wide rewrite leaves its code as logical 32-lane warps (the committed body), not as translated
+    # a rejected 64-wide rewrite leaves its code as logical 32-lane warps (as committed), not as translated
     assert "logical" in rejected and "left as translated" not in message, message
 
 
@@ -821,7 +836,7 @@ async def test_a_partly_accepted_group_from_saved_state_is_shown_held(project: P
         assert "mask" in s.held("gemm.cu")
         text = s.result_text("gemm.cu")
         assert "0xffffffffffffffffull" not in text  # never half-applied: the group stays a logical warp
-        assert LOGICAL_CALL in text and "% 64" not in text and "k += 64)" not in text  # gemm too: not mixed
+        assert LOGICAL_CALL in text and "% 64" not in text
         marks = screen.query_one(DiffView).marks
         assert marks[GROUP[0]].decision == "!"
         assert "held back" in str(screen.query_one("#diff-title").render())
@@ -829,3 +844,5 @@ async def test_a_partly_accepted_group_from_saved_state_is_shown_held(project: P
         await pilot.press("K")
         assert screen.current == GROUP[0]
         assert "NOT applied" in str(screen.query_one("#finding-body").render())
+        # gemm stays a logical warp (its lane `% 32`): the accepted stride note must not make it half 64-wide
+        assert "k += 64)" not in text, "gemm mixes a logical lane and a 64-wide stride"

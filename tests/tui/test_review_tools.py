@@ -15,7 +15,7 @@ import pytest
 from apptest import analysed, fake_analyze, fake_translate
 
 from hipport.engine.config import Config
-from hipport.engine.model import FixTier
+from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.review import Decision, ReviewSession
 from hipport.tui.app import PortApp
 from hipport.tui.screens.review import ReviewScreen
@@ -265,20 +265,25 @@ async def test_a_line_inserted_above_keeps_the_decisions(
     app = make_app(project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("y")  # the mask group: W64-02 and W64-03
-        await pilot.press("n")  # the lane finding
+        await pilot.press("s")  # the connected group (W64-02, W64-03, 2x W64-01) in the portable style
+        await pilot.press("A")  # it and the stride note accepted
         s = screen.session
-        decided = [(f.rule, f.col, s.decision("gemm.cu", f.id)) for f in s.load("gemm.cu").findings]
+        decided = [(f.rule, f.col, s.decision("gemm.cu", f.id), s.style("gemm.cu", f.id))
+                   for f in s.load("gemm.cu").findings]
+        assert [d[2:] for d in decided] == [(Decision.ACCEPTED, FixStyle.PORTABLE)] * 4 + [
+            (Decision.ACCEPTED, FixStyle.WAVE64)]
         await pilot.press("e")
         await pilot.pause()
         assert (project / "gemm.cu").read_text().startswith("// a comment added at the top\n")
         assert s.load("gemm.cu").stale
         await pilot.press("exclamation_mark")
         await ready(pilot)
-        assert "kept 3 of 3 decisions" in screen.last_message, screen.last_message
+        assert "kept 5 of 5 decisions" in screen.last_message, screen.last_message
         fr = s.load("gemm.cu")
         assert [f.id for f in fr.findings if f.rule == "W64-03"] == ["W64-03:8:23"]  # one line lower
-        after = [(f.rule, f.col, s.decision("gemm.cu", f.id)) for f in fr.findings]
+        after = [(f.rule, f.col, s.decision("gemm.cu", f.id), s.style("gemm.cu", f.id)) for f in fr.findings]
         assert after == decided
         assert s.decision("gemm.cu", "W64-03:8:23") == Decision.ACCEPTED
-        assert "0xffffffffffffffffull" in s.result_text("gemm.cu")  # applied again
+        text = s.result_text("gemm.cu")  # applied again: 64-wide, no logical call left
+        assert "unsigned long long mask = __activemask();" in text and "k += 64)" in text
+        assert "hipport_" not in text

@@ -274,8 +274,8 @@ class _Regions:
                             or performance_only(self.members_of[other]):
                         continue
                     if any(self._inside(o, region) for o in where):
-                        bad[gid] = (f"its functions also hold group {other}, which stays a logical warp; "
-                                    "accept both or neither")
+                        bad[gid] = (f"its functions also hold group {other}, which stays a logical warp: "
+                                    "accept that group as well")
                         break
                 if gid in bad:
                     continue

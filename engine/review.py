@@ -90,7 +90,7 @@ def _default_analyze(source: Source, translation: Translation, options: WarpOpti
 class ReviewSession(Decisions, Staleness, Writing):
     """See the module docstring. Thread-safe: `load` may run in worker threads while the UI decides."""
 
-    _logical: LogicalFn = staticmethod(logical_port)  # type: ignore[assignment]
+    _logical: LogicalFn = staticmethod(logical_port)
 
     # ----------------------------------------------------------------------------------- opening
 
@@ -404,8 +404,9 @@ class ReviewSession(Decisions, Staleness, Writing):
             cached = self._results.get(rel)
             if cached is not None and cached[0] is fr:
                 return cached[1], cached[2]
-            if fr.stale:
-                return tuple(fr.translation.edits), {}
+            if fr.stale:  # no decision is applied to a changed file; its warp code is still ported (logical)
+                c = compose(fr.translation.edits, None, {}, allow_review=False, logical=fr.logical)
+                return c.edits, {}
             fs = self._state.files.get(rel)
             chosen = {fid: rec.style for fid, rec in (fs.decisions.items() if fs else ())
                       if rec.decision == Decision.ACCEPTED and fid in fr.index}

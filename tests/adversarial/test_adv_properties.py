@@ -173,8 +173,12 @@ def test_warp_fixes_never_overlap_translation_and_apply_cleanly(segs: list[Seg],
         if fixed & applied:
             assert fixed <= applied, g.id  # a group is applied whole
             assert g.tier == FixTier.SAFE, g.id  # `--fixes all` never applies a REVIEW group
-    if not applied:  # nothing applied: the port is the translation, byte for byte
-        assert res.text == apply_edits(text, tr.edits)
+    if not applied:  # nothing 64-wide: the port is the translation plus the logical-warp port, byte for byte
+        logical = res.logical.edits() if res.logical is not None else []
+        assert res.logical_rewrites == len(res.logical.rewrites if res.logical is not None else ())
+        assert res.text == apply_edits(text, [*tr.edits, *logical])
+    plain = port(src, TOKENS, fixes="none", style=style, warp_options=WarpOptions(archs=arch))
+    assert plain.text == apply_edits(text, tr.edits) and not plain.applied_findings  # --fixes none: translation only
     if style == FixStyle.WAVE64 and any(a.startswith("gfx1") for a in arch):
         assert not applied  # a wave64 fix is never offered with a wave32 target in the fat binary
 

@@ -143,7 +143,8 @@ def test_a_linked_analysis_cache_is_neither_read_nor_written(tmp_path: Path, lin
 
 # A ported (dual) Makefile: it builds HIP, so `hipport run` builds with it. Its recipes are the attack.
 MAKEFILE = """\
-# builds the port with hipcc
+# builds the port with hipcc (in its code, not only this comment: engine/buildsys builds_hip)
+HIPCC ?= hipcc
 ARGS ?=
 all:
 \techo $(ARGS) > args.txt

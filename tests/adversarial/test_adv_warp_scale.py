@@ -42,7 +42,7 @@ def summed_kernel(n: int) -> str:
 def test_eight_thousand_nested_shuffles_are_converted_in_bounded_time(tmp_path: Path) -> None:
     n = 8000
     (tmp_path / "nest.cu").write_text(nested_kernel(n))
-    r = hipport("convert", "--fixes", "all", "nest.cu", cwd=tmp_path, timeout=60)
+    r = hipport("convert", "--fix-style", "wave64", "--fixes-review", "nest.cu", cwd=tmp_path, timeout=60)  # 64-wide: the role analysis runs
     no_traceback(r)
     assert r.rc == 0, r.err[-2000:]
     assert r.out.count(MASK64) == n and "0xffffffff," not in r.out  # every mask widened
@@ -53,7 +53,7 @@ def test_eight_thousand_summed_shuffles_are_bounded_and_reported(tmp_path: Path)
     n = 8000
     src = summed_kernel(n)
     (tmp_path / "sum.cu").write_text(src)
-    r = hipport("convert", "--fixes", "all", "sum.cu", cwd=tmp_path, timeout=60)
+    r = hipport("convert", "--fix-style", "wave64", "--fixes-review", "sum.cu", cwd=tmp_path, timeout=60)  # 64-wide: the role analysis runs
     no_traceback(r)
     assert r.rc == 0, r.err[-2000:]
     assert "0xffffffff," not in r.out and "0xffffffff)" not in r.out  # every mask widened all the same

@@ -212,7 +212,7 @@ class _Regions:
         self.logical = logical
         self.members_of = members_of
         text = analysis.source.text
-        starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        starts = analysis.source.line_starts  # the lines the findings and their uses were counted in
         self.offsets: dict[str, list[int]] = {}
         self.defines: dict[str, set[str]] = {}  # group -> macros whose #define line holds one of its findings
         for gid, members in members_of.items():
@@ -273,7 +273,7 @@ class _Regions:
                     if other in current or other == gid or width_independent(self.members_of[other]) \
                             or performance_only(self.members_of[other]):
                         continue
-                    if any(self._inside(o, region) for o in where):
+                    if any(self.inside(o, region) for o in where):
                         bad[gid] = (f"its functions also hold group {other}, which stays a logical warp: "
                                     "accept that group as well")
                         break
@@ -307,7 +307,7 @@ class _Regions:
                     "size its launch there")
         return ""
 
-    def _inside(self, offset: int, region: frozenset[tuple[int, int]]) -> bool:
+    def inside(self, offset: int, region: frozenset[tuple[int, int]]) -> bool:
         return any(a <= offset < b for a, b in region)
 
     def macros_used(self, region: Collection[tuple[int, int]]) -> set[str]:
@@ -352,8 +352,8 @@ def connected_groups(analysis: Analysis, logical: LogicalWarps | None) -> Analys
     for i, a in enumerate(joinable):
         for b in joinable[i + 1:]:
             (ra, ma), (rb, mb) = reach[a], reach[b]
-            if ra & rb or ma & mb or any(regions._inside(o, rb) for o in regions.offsets.get(a, ())) \
-                    or any(regions._inside(o, ra) for o in regions.offsets.get(b, ())):
+            if ra & rb or ma & mb or any(regions.inside(o, rb) for o in regions.offsets.get(a, ())) \
+                    or any(regions.inside(o, ra) for o in regions.offsets.get(b, ())):
                 parent[find(b)] = find(a)
     root_of = {g: find(g) for g in ids}
     import dataclasses

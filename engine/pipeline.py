@@ -66,8 +66,10 @@ def port(
         return PortResult(tr, None, (), apply_edits(source.text, c.edits), c.held, logical, (), c.logical_rewrites,
                           port_reports(tr.reports, c.edits, logical))
     # the default port also takes the SAFE groups of width-independent rules (compose.py)
+    review = {g.id for g in analysis.groups if g.tier != FixTier.SAFE}
+    group_of = {f.id: f.group or f.id for f in analysis.findings}
     chosen = {fid: s for fid, s in choose(analysis, WIDTH_INDEPENDENT_RULES, FixStyle.WAVE64).items()
-              if _safe(analysis, fid)}
+              if group_of[fid] not in review}
     if style is not None:
         chosen.update(choose(analysis, None if fixes == "all" else set(fixes), style))
     c = compose(tr.edits, analysis, chosen, allow_review=allow_review, logical=logical)
@@ -77,11 +79,6 @@ def port(
 
 # Languages whose warp code is ported as logical warps (Python's CUDA strings are not rewritten yet)
 LOGICAL_LANGUAGES = frozenset({Language.CUDA, Language.CPP})
-
-
-def _safe(analysis: Analysis, finding_id: str) -> bool:
-    group = next((f.group or f.id for f in analysis.findings if f.id == finding_id), "")
-    return all(g.tier == FixTier.SAFE for g in analysis.groups if g.id == group)
 
 
 # every word logical.py acts on or reports (a file with none of them has nothing to port or to say)

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..cxx import brackets
-from ..edits import Edit
+from ..edits import Edit, line_starts, offset_to_line_col
 from .lex import ID, NUM, STR, Columns, columns
 from .scopes import find_functions
 
@@ -190,11 +190,8 @@ class _Scan:
     # ------------------------------------------------------------------------------------ helpers
     def line_col(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer(r"\n", self.text)]
-        import bisect
-
-        k = bisect.bisect_right(self._line_starts, offset) - 1
-        return k + 1, offset - self._line_starts[k] + 1
+            self._line_starts = line_starts(self.text)
+        return offset_to_line_col(self._line_starts, offset)
 
     def function_span(self, i: int) -> tuple[int, int] | None:
         f = self.owner[i] if 0 <= i < self.n else -1

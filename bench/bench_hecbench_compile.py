@@ -100,7 +100,10 @@ def makefile_plan(bench: Path) -> tuple[list[str], list[str]]:
     text = re.sub(r"\\\n", " ", text)
     text = "\n".join(line.split("#")[0] if not line.lstrip().startswith("#") else "" for line in text.splitlines())
     env = make_vars(text)
+    return _makefile_sources(bench, text, env), _makefile_flags(text, env)
 
+
+def _makefile_sources(bench: Path, text: str, env: dict[str, str]) -> list[str]:
     def wild(val: str) -> list[str]:
         out: list[str] = []
         for m in re.finditer(r"\$\(wildcard\s+([^)]+)\)", val):
@@ -112,21 +115,19 @@ def makefile_plan(bench: Path) -> tuple[list[str], list[str]]:
         return [w.removeprefix("./") for w in expand(val, env).split() if w.endswith(TU_SUFFIXES) and "$" not in w]
 
     srcs: list[str] = []
-    for var in ("source", "SOURCE", "SRC", "src", "SOURCES", "sources"):
-        if var in env:
-            srcs = words(env[var]) + wild(env[var])
-            break
+    named = next((var for var in ("source", "SOURCE", "SRC", "src", "SOURCES", "sources") if var in env), None)
+    if named is not None:
+        srcs = words(env[named]) + wild(env[named])
     if not srcs:
-        for var, val in env.items():
-            if "SRC" in var.upper() or "SOURCE" in var.upper():
-                srcs += wild(val)
+        srcs = [w for var, val in env.items() if "SRC" in var.upper() or "SOURCE" in var.upper() for w in wild(val)]
     if not srcs:
-        for line in text.splitlines():
-            if line.startswith("\t") and re.search(r"\s-c\b", line):
-                srcs += words(line)
+        srcs = [w for line in text.splitlines() if line.startswith("\t") and re.search(r"\s-c\b", line)
+                for w in words(line)]
     srcs = [s for s in dict.fromkeys(srcs) if (bench / s).is_file()]
-    if not srcs:
-        srcs = sorted(p.relative_to(bench).as_posix() for p in bench.rglob("*") if p.suffix in TU_SUFFIXES)
+    return srcs or sorted(p.relative_to(bench).as_posix() for p in bench.rglob("*") if p.suffix in TU_SUFFIXES)
+
+
+def _makefile_flags(text: str, env: dict[str, str]) -> list[str]:
     flags_text = " ".join([expand(v, env) for v in env.values()]
                           + [expand(line, env) for line in text.splitlines() if line.startswith("\t")])
     flags: list[str] = []
@@ -136,16 +137,11 @@ def makefile_plan(bench: Path) -> tuple[list[str], list[str]]:
         w = m.group(1)
         if "std=" in w:
             std = "-std=" + w.split("=", 1)[1]
-        elif w.startswith("-I"):
-            f = "-I" + w[2:].strip()
-            if f not in flags:
-                flags.append(f)
-        elif w.startswith("-D"):
-            if w not in flags and w != "-DDEBUG":
-                flags.append(w)
-        elif "-fopenmp" not in flags:
-            flags.append("-fopenmp")
-    return srcs, [std, *flags]
+            continue
+        flag = "-I" + w[2:].strip() if w.startswith("-I") else w if w.startswith("-D") else "-fopenmp"
+        if flag not in flags and flag != "-DDEBUG":
+            flags.append(flag)
+    return [std, *flags]
 
 
 # Never read, even from the mirror (TEAM.md: held out of all tuning).
@@ -293,7 +289,10 @@ def cached(cache: Path, key: str, fn: Any) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------
 
-def main() -> int:
+Result = tuple[str, dict[str, Any], dict[str, Any] | None]  # name, translated tree, human port (or None)
+
+
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", default=os.path.join(os.environ.get("HIPPORT_HECBENCH", "/work/hecbench"), "src"))
     g = ap.add_mutually_exclusive_group()
@@ -317,29 +316,23 @@ def main() -> int:
     ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "hipport-hecbench-cache"))
     ap.add_argument("--json", metavar="FILE", help="also write every result as JSON")
     ap.add_argument("--list", action="store_true", help="list the failing benchmarks with their first error")
-    args = ap.parse_args()
-    src = Path(args.src)
-    if not src.is_dir():
-        print(f"no HeCBench at {src} (set HIPPORT_HECBENCH)", file=sys.stderr)
-        return 2
-    if shutil.which("hipcc") is None:
-        print("hipcc not found (Debian: apt install hipcc)", file=sys.stderr)
-        return 2
-    names = sorted(p.name[:-5] for p in src.glob("*-cuda") if p.is_dir())
+    return ap.parse_args()
+
+
+def _sample(args: argparse.Namespace, names: list[str]) -> list[str]:
     if args.only:
         want = [n.strip().removesuffix("-cuda") for n in args.only.split(",") if n.strip()]
-        sample = [n for n in want if n in names]
-    elif args.all:
-        sample = names
-    else:
-        sample = names[args.offset:: max(1, args.every)]
+        return [n for n in want if n in names]
+    return names if args.all else names[args.offset:: max(1, args.every)]
+
+
+def _compile_sample(args: argparse.Namespace, src: Path, sample: list[str], rev: str) -> list[Result]:
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
-    rev = hipport_rev()
     order = list(reversed(sample)) if args.reverse else sample
     workers = max(1, min(2, args.workers))
 
-    def one(n: str) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+    def one(n: str) -> Result:
         cu = src / f"{n}-cuda"
         _s, fl = makefile_plan(cu)
         h = tree_hash(cu, extra_dirs(cu, fl))
@@ -353,22 +346,39 @@ def main() -> int:
             b = compile_tree(src, f"{n}-hip", None, args.rocm, args.timeout, cache)
         return n, t, b
 
-    results: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = []
+    results: list[Result] = []
     with concurrent.futures.ThreadPoolExecutor(workers) as ex:
         for k, r in enumerate(ex.map(one, order), 1):
             results.append(r)
             print(f"[{k}/{len(sample)}] {r[0]}: {'ok' if r[1]['ok'] else 'FAIL'}"
                   + ("" if r[2] is None else f" (hip port {'ok' if r[2]['ok'] else 'fails'})"),
                   file=sys.stderr, flush=True)
+    return sorted(results, key=lambda r: r[0])
 
-    results.sort(key=lambda r: r[0])
+
+def _first_errors(items: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
+    out = []
+    for n, t in items:
+        errs = [v["error"] for v in t["tus"].values() if not v["ok"]]
+        out.append((n, errs[0] if errs else "no translation unit"))
+    return out
+
+
+def _was_reported(translated: dict[str, Any], err: str) -> bool:
+    m = re.match(r"(?:\./)?([^\s:]+):(\d+):", err)
+    if not m:
+        return False
+    # report lines are the CUDA file's; the port may have a few inserted lines above (includes)
+    lines = set(translated.get("report_lines", []))
+    return any(f"{os.path.normpath(m.group(1))}:{int(m.group(2)) - k}" in lines for k in range(4))
+
+
+def _print_rates(args: argparse.Namespace, src: Path, rev: str, results: list[Result], env: list[str],
+                 bad: list[tuple[str, dict[str, Any]]]) -> None:
     ok = [n for n, t, _b in results if t["ok"]]
-    env = [n for n, t, b in results if not t["ok"] and b is not None and not b["ok"]]
-    bad = [(n, t) for n, t, b in results if not t["ok"] and n not in env]
     total = len(results)
-    print(f"hipport {rev}; HeCBench at {src}; sample: "
-          f"{'all' if args.all else ('only' if args.only else f'every {args.every}th from #{args.offset}')} "
-          f"({total} benchmarks); "
+    sample = "all" if args.all else ("only" if args.only else f"every {args.every}th from #{args.offset}")
+    print(f"hipport {rev}; HeCBench at {src}; sample: {sample} ({total} benchmarks); "
           f"mode {args.mode}; --rocm {args.rocm}{' --no-shims' if args.no_shims else ''}"
           f"{' --fixes all' if args.fixes else ''}; hipcc --offload-arch=gfx90a")
     print(f"compile rate: {len(ok)}/{total} = {100 * len(ok) / max(1, total):.1f}% of benchmarks compile "
@@ -382,25 +392,12 @@ def main() -> int:
         reps.update(t.get("reports", {}))
     print("  convert reports over the sample: " + ", ".join(f"{k} {v}" for k, v in reps.most_common()))
 
-    def firsts(items: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
-        out = []
-        for n, t in items:
-            errs = [v["error"] for v in t["tus"].values() if not v["ok"]]
-            out.append((n, errs[0] if errs else "no translation unit"))
-        return out
 
-    fb = firsts(bad)
-
-    def was_reported(n: str, err: str) -> bool:
-        t = next(t for m, t, _b in results if m == n)
-        m = re.match(r"(?:\./)?([^\s:]+):(\d+):", err)
-        if not m:
-            return False
-        # report lines are the CUDA file's; the port may have a few inserted lines above (includes)
-        lines = set(t.get("report_lines", []))
-        return any(f"{os.path.normpath(m.group(1))}:{int(m.group(2)) - k}" in lines for k in range(4))
-
-    rep_n = sum(1 for n, e in fb if was_reported(n, e))
+def _print_classes(args: argparse.Namespace, results: list[Result], env: list[str],
+                   bad: list[tuple[str, dict[str, Any]]]) -> None:
+    fb = _first_errors(bad)
+    translated = {n: t for n, t, _b in results}
+    rep_n = sum(1 for n, e in fb if _was_reported(translated[n], e))
     print(f"  hipport failures whose first error is on a line hipport reported: {rep_n} of {len(fb)} "
           "(the rest failed without a report there)")
     for title, blank in (("error classes (hipport failures, first error of the first failing TU)", True),
@@ -410,7 +407,8 @@ def main() -> int:
         for msg, cnt in c.most_common(40 if not blank else 25):
             who = [n for n, e in fb if normalise(e, blank) == msg]
             print(f"  {cnt:3d}  {msg[:150]}   [{', '.join(who[:4])}{', ...' if len(who) > 4 else ''}]")
-    envc = collections.Counter(normalise(e, True) for _n, e in firsts([(n, t) for n, t, _b in results if n in env]))
+    envc = collections.Counter(normalise(e, True) for _n, e in _first_errors([(n, t) for n, t, _b in results
+                                                                              if n in env]))
     print("\nenvironment classes (translation and human port both fail):")
     for msg, cnt in envc.most_common(12):
         print(f"  {cnt:3d}  {msg[:150]}")
@@ -418,11 +416,28 @@ def main() -> int:
         print("\nfailing benchmarks:")
         for n, e in fb:
             print(f"  {n}: {e[:220]}")
+
+
+def main() -> int:
+    args = _arguments()
+    src = Path(args.src)
+    if not src.is_dir():
+        print(f"no HeCBench at {src} (set HIPPORT_HECBENCH)", file=sys.stderr)
+        return 2
+    if shutil.which("hipcc") is None:
+        print("hipcc not found (Debian: apt install hipcc)", file=sys.stderr)
+        return 2
+    rev = hipport_rev()
+    names = sorted(p.name[:-5] for p in src.glob("*-cuda") if p.is_dir())
+    results = _compile_sample(args, src, _sample(args, names), rev)
+    env = [n for n, t, b in results if not t["ok"] and b is not None and not b["ok"]]
+    bad = [(n, t) for n, t, b in results if not t["ok"] and n not in env]
+    _print_rates(args, src, rev, results, env, bad)
+    _print_classes(args, results, env, bad)
     if args.json:
         Path(args.json).write_text(json.dumps({"rev": rev, "mode": args.mode, "results": [
             {"name": n, "translated": t, "baseline": b} for n, t, b in results]}, indent=1))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

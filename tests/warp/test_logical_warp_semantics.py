@@ -115,6 +115,26 @@ def _reduce(op: str, type_: str, values: list[int]) -> int:
     return acc
 
 
+# (predicate bits of the lanes, the lanes taking part, the running lanes) -> one lane's result
+VOTE_RESULTS: dict[str, Callable[[int, int, int], int]] = {
+    "ballot_sync": lambda yes, members, _running: yes & members,
+    "ballot": lambda yes, members, _running: yes & members,
+    "activemask": lambda _yes, _members, running: running,
+    "any_sync": lambda yes, members, _running: int(yes & members != 0),
+    "any": lambda yes, members, _running: int(yes & members != 0),
+    "all_sync": lambda yes, members, _running: int(yes & members == members),
+    "all": lambda yes, members, _running: int(yes & members == members),
+    "uni_sync": lambda yes, members, _running: int(yes & members in (0, members)),
+}
+
+
+def _lane_register(op: str, lane: int) -> int:
+    if op == "lane_id":
+        return lane
+    return {"lt": (1 << lane) - 1, "le": (2 << lane) - 1, "eq": 1 << lane,
+            "ge": FULL32 & ~((1 << lane) - 1), "gt": FULL32 & ~((2 << lane) - 1)}[op[-2:]]
+
+
 def cuda_warp(case: Case, half: int) -> list[Result]:
     """CUDA's result on each lane of one 32-lane warp: lane i is physical lane half*32 + i."""
     base, op = 32 * half, case.op
@@ -136,16 +156,8 @@ def cuda_warp(case: Case, half: int) -> list[Result]:
         elif op in SHUFFLES:
             j = ptx_shfl_source(SHUFFLES[op], i, arg, case.width)
             r = values[j] if j == i or (members >> j) & 1 else None  # reading outside the mask: undefined
-        elif op in ("ballot_sync", "ballot"):
-            r = yes & members
-        elif op == "activemask":
-            r = running
-        elif op in ("any_sync", "any"):
-            r = int(yes & members != 0)
-        elif op in ("all_sync", "all"):
-            r = int(yes & members == members)
-        elif op == "uni_sync":
-            r = int(yes & members in (0, members))
+        elif op in VOTE_RESULTS:
+            r = VOTE_RESULTS[op](yes, members, running)
         elif op in MATCHES:
             same = sum(1 << j for j in range(32) if (members >> j) & 1 and values[j] == values[i])
             if op == "match_any_sync":
@@ -154,11 +166,8 @@ def cuda_warp(case: Case, half: int) -> list[Result]:
                 r = (1 << 32) | members if same == members else 0
         elif op in REDUCES:
             r = _reduce(op, case.type, [values[j] for j in range(32) if (members >> j) & 1])
-        elif op == "lane_id":
-            r = i
-        elif op.startswith("lanemask_"):
-            r = {"lt": (1 << i) - 1, "le": (2 << i) - 1, "eq": 1 << i,
-                 "ge": FULL32 & ~((1 << i) - 1), "gt": FULL32 & ~((2 << i) - 1)}[op[-2:]]
+        elif op in LANE_REGISTERS:
+            r = _lane_register(op, i)
         elif op == "syncwarp":  # wrote my slot, __syncwarp(m), read logical lane (i + arg) % 32's slot
             j = (i + arg) & 31
             if not (running >> j) & 1:

@@ -4,7 +4,7 @@
     .venv/bin/python scripts/snapshot_outputs.py compare LABEL_A LABEL_B
 
 `record` runs, per tree, `scan --format json`, `scan --warp --format json` and three converts (the
-default logical port, every 64-wide group in wave64 form, `--fixes none`) into one fixed scratch folder,
+default logical port, every 64-wide group in wave64 form, `--fixes none`) into a scratch folder of its own,
 and keeps a sha256 per written file and per printed stream (the scratch path replaced by a token, so two
 records compare). `compare` lists every difference and exits 1 when there is one.
 """
@@ -22,7 +22,6 @@ from pathlib import Path
 
 HIPPORT = str(Path(sys.executable).with_name("hipport"))
 SNAPS = Path(tempfile.gettempdir()) / "hipport-snap"
-SCRATCH = SNAPS / "scratch"
 RUNS: dict[str, list[str]] = {
     "scan": ["scan", "{tree}", "--format", "json"],
     "scan-warp": ["scan", "{tree}", "--warp", "--format", "json"],
@@ -42,18 +41,18 @@ def record(label: str, trees: list[str]) -> None:
     for tree in trees:
         name = Path(tree).resolve().as_posix()
         for run, argv in RUNS.items():
-            shutil.rmtree(SCRATCH, ignore_errors=True)
-            SCRATCH.mkdir(parents=True)
-            out = SCRATCH / "out"
+            scratch = Path(tempfile.mkdtemp(prefix="hipport-snap-"))  # one per run: records may run at once
+            out = scratch / "out"
             cmd = [HIPPORT, *(a.format(tree=tree, out=out) for a in argv)]
             proc = subprocess.run(cmd, capture_output=True, env={**os.environ, "NO_COLOR": "1"})
             key = f"{name}::{run}"
             result[f"{key}::rc"] = str(proc.returncode)
-            result[f"{key}::stdout"] = digest(proc.stdout.replace(str(SCRATCH).encode(), b"<SCRATCH>"))
-            result[f"{key}::stderr"] = digest(proc.stderr.replace(str(SCRATCH).encode(), b"<SCRATCH>"))
+            result[f"{key}::stdout"] = digest(proc.stdout.replace(str(scratch).encode(), b"<SCRATCH>"))
+            result[f"{key}::stderr"] = digest(proc.stderr.replace(str(scratch).encode(), b"<SCRATCH>"))
             if out.is_dir():
                 for path in sorted(p for p in out.rglob("*") if p.is_file()):
                     result[f"{key}::{path.relative_to(out).as_posix()}"] = digest(path.read_bytes())
+            shutil.rmtree(scratch)
             print(f"{run:16} {tree}: rc {proc.returncode}", file=sys.stderr)
     SNAPS.mkdir(parents=True, exist_ok=True)
     (SNAPS / f"{label}.json").write_text(json.dumps(result, indent=0, sort_keys=True))

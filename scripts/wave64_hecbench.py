@@ -7,7 +7,7 @@
     wave64_hecbench.py judge NAME NATIVE_LOG NATIVE_RC LOG RC
                                                    prints PASS or FAIL <why> for one run
     wave64_hecbench.py table WORKDIR               the TSV table from the per-run verdict files
-    wave64_hecbench.py markdown TSV                that table for docs/warp.md (short verdicts, totals)
+    wave64_hecbench.py markdown TSV                that table for a lab note, docs/lab/ (short verdicts, totals)
 
 The benchmark list is scripts/wave64_hecbench.list (data). Only the standard library is used in
 `judge` and `table`, so they run on the device machine's plain python3.

@@ -45,9 +45,9 @@ def test_json_names_the_same_paths_as_sarif(repo: Path, capsys: pytest.CaptureFi
     assert [f["path"] for f in json.loads(capsys.readouterr().out)["files"]] == ["apps/scan/shfl_scan.cu"]
     # text is for a terminal, openable from the current folder: relative under it, else absolute
     assert main(["scan", "--warp", "../apps/scan"]) == 0
-    assert capsys.readouterr().out.startswith(f"{repo / 'apps/scan/shfl_scan.cu'}:7:21: wrong-result: W64-06")
+    assert capsys.readouterr().out.startswith(f"{repo / 'apps/scan/shfl_scan.cu'}:8:21: wrong-result: W64-06")
     assert main(["scan", "--warp", str(repo / "docs")]) == 2  # no sources there (one line, not a crash)
     capsys.readouterr()
     (repo / "docs" / "k.cu").write_text((repo / "apps/scan/shfl_scan.cu").read_text())
     assert main(["scan", "--warp", "."]) == 0
-    assert capsys.readouterr().out.startswith("k.cu:7:21: wrong-result: W64-06")
+    assert capsys.readouterr().out.startswith("k.cu:8:21: wrong-result: W64-06")

@@ -1,7 +1,20 @@
-"""Every rule fires on its corpus kernel and stays silent on its look-alike (precision and recall)."""
+"""Every rule fires on its corpus kernel and stays silent on its look-alike (precision and recall).
+
+Each fixture carries its expectation beside the code, as HIPIFY's tests carry `// CHECK:` lines:
+`// EXPECT: none` in a look-alike; in a firing kernel, on the line above the one that must fire,
+
+    // EXPECT: W64-03 tier=safe text="0xffffffff" edit="0xffffffff" -> "0xffffffffffffffffull"
+
+the rule, the tier of its fix group, the text at the finding, and its first wave64 edit (the original
+text and its replacement, JSON strings) or `edit=none` where the rule has no wave64 fix. `#` instead of
+`//` in Python fixtures.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -9,68 +22,83 @@ import pytest
 from hipport.engine.model import FixStyle
 from hipport.engine.source import read_source
 from hipport.engine.warp import analyze
+from hipport.engine.warp.rules import RULES
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "warp"
 FIRE = sorted(CORPUS.glob("W64-*_fire.*"))
-NOFIRE = sorted(CORPUS.glob("W64-*_nofire.*"))
+NOFIRE = sorted(CORPUS.glob("*_nofire.*"))
+
+_EXPECT_COMMENT = re.compile(r"\s*(?://|#) EXPECT: (?P<what>.*)")
+_JSON_STRING = r'"(?:[^"\\]|\\.)*"'
+_FIRES = re.compile(rf"(?P<rule>W64-\d\d) tier=(?P<tier>safe|review) text=(?P<text>{_JSON_STRING}) "
+                    rf"edit=(?:none|(?P<old>{_JSON_STRING}) -> (?P<new>{_JSON_STRING}))")
+
+
+@dataclass(frozen=True)
+class Fires:
+    """One `EXPECT: W64-NN ...` line: what the first finding of that rule must be."""
+    rule: str
+    line: int                     # the line below the EXPECT comment
+    text: str                     # the source text the finding spans
+    edit: tuple[str, str] | None  # (original text, replacement) of its first wave64 edit; None: no fix
+    tier: str
+
+
+def expectations(path: Path) -> list[Fires | None]:
+    """The fixture's EXPECT lines in order, None for `EXPECT: none`; a malformed one fails loudly."""
+    out: list[Fires | None] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if "EXPECT:" not in line:
+            continue
+        comment = _EXPECT_COMMENT.fullmatch(line)
+        what = comment["what"] if comment else ""
+        fires = _FIRES.fullmatch(what)
+        assert what == "none" or fires, f"{path.name}:{number}: malformed EXPECT line: {line.strip()}"
+        if fires is None:
+            out.append(None)
+            continue
+        edit = None if fires["old"] is None else (json.loads(fires["old"]), json.loads(fires["new"]))
+        out.append(Fires(fires["rule"], number + 1, json.loads(fires["text"]), edit, fires["tier"]))
+    return out
 
 
 def test_corpus_covers_every_rule_both_ways() -> None:
-    assert {p.name[:6] for p in FIRE} == {f"W64-{i:02d}" for i in range(1, 25)}
-    assert {p.name[:6] for p in NOFIRE} == {f"W64-{i:02d}" for i in range(1, 25)}
+    assert {p.name[:6] for p in FIRE} == set(RULES)
+    assert {p.name[:6] for p in NOFIRE if p.name.startswith("W64-")} == set(RULES)
 
 
-# rule -> (line, text at the finding, (original, wave64 replacement) of its first edit or None, tier)
-EXPECT: dict[str, tuple[int, str, tuple[str, str] | None, str]] = {
-    "W64-01": (9, "31", ("31", "63"), "safe"),
-    "W64-02": (9, "32", ("32", "64"), "safe"),
-    "W64-03": (8, "0xffffffff", ("0xffffffff", "0xffffffffffffffffull"), "safe"),
-    "W64-04": (7, "unsigned", ("unsigned", "unsigned long long"), "safe"),
-    "W64-05": (9, "1u", ("1u", "1ull"), "safe"),
-    "W64-06": (7, "16", ("16", "32"), "safe"),
-    "W64-07": (9, "32", ("32", "64"), "safe"),
-    "W64-08": (5, "32", ("32", "64"), "safe"),
-    "W64-09": (5, "warpSize", ("warpSize", "64"), "safe"),
-    # safe: `threads` only sizes the launch and row_sums reads threadIdx.x/blockDim.x only through warpSize
-    "W64-10": (26, "32", ("32", "64"), "safe"),
-    "W64-11": (14, "32", ("32", "64"), "safe"),
-    "W64-12": (12, "32", None, "review"),
-    "W64-13": (11, "32", None, "review"),
-    "W64-14": (10, "16", ("", "__syncwarp();\n  if (lane < 32) s[t] += s[t + 32];\n  __syncwarp();\n  "), "safe"),
-    "W64-15": (7, "asm", ('asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane))', "lane = __lane_id()"), "safe"),
-    "W64-16": (6, "0xffffffff", ("0xffffffff", "0xffffffffffffffffull"), "safe"),
-    "W64-17": (12, "31", ("31", "63"), "safe"),
-    "W64-18": (9, "32", ("32", "64"), "safe"),
-    "W64-19": (5, "4", (", 4", ""), "safe"),
-    "W64-20": (18, "32", ("!= 32", "!= 64"), "safe"),
-    "W64-21": (8, "32", ("32", "64"), "safe"),
-    "W64-22": (6, "__AMDGCN_WAVEFRONT_SIZE", ("defined(__AMDGCN_WAVEFRONT_SIZE)", "1"), "safe"),
-    "W64-23": (8, "32", ("32", "64"), "safe"),
-    "W64-24": (13, "y[row] = sum", ("", "if (threadIdx.x % BS == 0) "), "safe"),
-}
+@pytest.mark.parametrize("path", FIRE, ids=lambda p: p.name)
+def test_a_firing_kernel_expects_its_own_rule_once(path: Path) -> None:
+    (fires,) = expectations(path)
+    assert fires is not None and fires.rule == path.name[:6]
+
+
+@pytest.mark.parametrize("path", NOFIRE, ids=lambda p: p.name)
+def test_a_look_alike_expects_nothing(path: Path) -> None:
+    assert expectations(path) == [None]
 
 
 @pytest.mark.parametrize("path", FIRE, ids=lambda p: p.name)
 def test_rule_fires(path: Path) -> None:
     """The rule fires at the line and token it is about, with the exact wave64 edit and tier."""
+    (want,) = expectations(path)
+    assert want is not None
     src = read_source(path)
     a = analyze(src)
-    rule = path.name[:6]
-    mine = [f for f in a.findings if f.rule == rule]
+    mine = [f for f in a.findings if f.rule == want.rule]
     assert mine, {f.rule for f in a.findings}
     f = mine[0]
-    line, text, edit, tier = EXPECT[rule]
-    assert (f.line, src.text[f.start:f.end]) == (line, text)
+    assert (f.line, src.text[f.start:f.end]) == (want.line, want.text)
     fx = f.fix(FixStyle.WAVE64)
-    if edit is None:
+    if want.edit is None:
         assert fx is None
     else:
         assert fx is not None
         e = fx.edits[0]
-        assert (src.text[e.start:e.end], e.replacement) == edit
+        assert (src.text[e.start:e.end], e.replacement) == want.edit
     (g,) = [g for g in a.groups if g.id == f.group]
-    assert g.tier.value == tier
-    assert (g.tier_reason != "") == (tier == "review")
+    assert g.tier.value == want.tier
+    assert (g.tier_reason != "") == (want.tier == "review")
 
 
 @pytest.mark.parametrize("path", NOFIRE, ids=lambda p: p.name)

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HECBENCH = Path(os.environ.get("HIPPORT_HECBENCH", "/work/hecbench"))
 LABELS = ROOT / "tests" / "data" / "warp_labels"
 
-# Figures reached with the code these labels were last scored on (see docs/warp.md, "Real code").
+# Figures reached with the code these labels were last scored on (see docs/lab/2026-12-01-warp-hecbench-h200.md, "Labelled warp lines").
 PRECISION_FLOOR = 0.982  # 55 labelled breaking lines, 56 flagged (fp: shuffle main.cu:122)
 RECALL_FLOOR = 1.0
 

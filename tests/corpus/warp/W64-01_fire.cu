@@ -6,6 +6,7 @@
 __global__ void block_total(const int* x, int* total) {
   int v = x[blockIdx.x * blockDim.x + threadIdx.x];
   for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(__activemask(), v, o);
+  // EXPECT: W64-01 tier=safe text="31" edit="31" -> "63"
   int lane = threadIdx.x & 31;
   if (lane == 0) atomicAdd(total, v);
 }

@@ -1,4 +1,5 @@
 // Look-alike for W64-01/02/05: a bitset indexed by a GLOBAL element id (32 = bits per word).
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void set_bits(const int* x, unsigned* words, int n) {

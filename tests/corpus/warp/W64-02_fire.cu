@@ -6,6 +6,7 @@ __global__ void block_sums(const int* x, int* out) {
   __shared__ int part[32];
   int v = x[blockIdx.x * blockDim.x + threadIdx.x];
   for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_xor_sync(__activemask(), v, o);
+  // EXPECT: W64-02 tier=safe text="32" edit="32" -> "64"
   int wid = threadIdx.x / 32;
   if (threadIdx.x % warpSize == 0) part[wid] = v;
   __syncthreads();

@@ -1,4 +1,5 @@
 // Look-alike for W64-02: >> 5 and / 32 on data values (bit positions), not on thread ids.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void histogram_words(const unsigned* keys, unsigned* counts, int n) {

@@ -5,6 +5,7 @@
 __global__ void allreduce(const int* x, int* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int v = x[i];
+  // EXPECT: W64-03 tier=safe text="0xffffffff" edit="0xffffffff" -> "0xffffffffffffffffull"
   for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
   int any_big = __any_sync(0xffffffff, x[i] > 100);
   out[i] = v + any_big;

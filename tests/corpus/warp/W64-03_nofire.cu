@@ -1,4 +1,5 @@
 // Look-alike for W64-03: 0xffffffff as a hash constant and data mask, never a *_sync mask.
+// EXPECT: none
 #include <cuda_runtime.h>
 #include <cstdint>
 

@@ -4,6 +4,7 @@
 
 __global__ void count_positive(const int* x, int* count) {
   int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+  // EXPECT: W64-04 tier=safe text="unsigned" edit="unsigned" -> "unsigned long long"
   unsigned b = __ballot_sync(__activemask(), v > 0);
   if (threadIdx.x % warpSize == 0) atomicAdd(count, __popc(b));
 }

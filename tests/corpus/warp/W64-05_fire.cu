@@ -6,6 +6,7 @@ __global__ void rank_positive(const int* x, int* rank) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x % warpSize;
   unsigned long long b = __ballot_sync(__activemask(), x[i] > 0);
+  // EXPECT: W64-05 tier=safe text="1u" edit="1u" -> "1ull"
   unsigned lt = (1u << lane) - 1;
   rank[i] = __popcll(b & lt);
 }

@@ -1,4 +1,5 @@
 // Look-alike for W64-05: 1u << (bit index of a 32-bit word), unrelated to lanes.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void flags(const int* x, unsigned* out, int n) {

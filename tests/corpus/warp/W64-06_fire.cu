@@ -4,6 +4,7 @@
 
 __global__ void block_total(const int* x, int* total) {
   int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+  // EXPECT: W64-06 tier=safe text="16" edit="16" -> "32"
   for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(__activemask(), v, offset);
   if (threadIdx.x % warpSize == 0) atomicAdd(total, v);
 }

@@ -1,4 +1,5 @@
 // Look-alike for W64-06: a shared-memory tree over 32 entries with __syncthreads (no shuffles).
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void tree32(const float* x, float* out) {

@@ -6,6 +6,7 @@
 #define BLOCK 256
 
 __global__ void block_max(const int* x, int* out) {
+  // EXPECT: W64-07 tier=safe text="32" edit="32" -> "64"
   __shared__ int part[BLOCK / 32];
   if (threadIdx.x < sizeof(part) / sizeof(part[0])) part[threadIdx.x] = 0;
   __syncthreads();

@@ -1,4 +1,5 @@
 // Look-alike for W64-07: transpose tile with bank padding [32][33], indexed by 2-D thread ids.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 #define TILE_DIM 32

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 #include <cstdio>
 
+// EXPECT: W64-08 tier=safe text="32" edit="32" -> "64"
 #define WARP_SIZE 32
 
 __device__ int warp_sum(int v) {

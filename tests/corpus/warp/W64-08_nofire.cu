@@ -1,4 +1,5 @@
 // Look-alike for W64-08: constants of 32 that are tile sizes and bit widths.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 #define TILE 32

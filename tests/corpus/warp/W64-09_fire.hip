@@ -2,6 +2,7 @@
 #include <hip/hip_runtime.h>
 #include <cstdio>
 
+// EXPECT: W64-09 tier=safe text="warpSize" edit="warpSize" -> "64"
 constexpr int kLanes = warpSize;
 
 __global__ void lane_copy(const int* x, int* out) {

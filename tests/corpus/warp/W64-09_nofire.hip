@@ -1,4 +1,5 @@
 // Look-alike for W64-09: warpSize used as a run-time value (loop bounds), which ROCm 7 folds.
+// EXPECT: none
 #include <hip/hip_runtime.h>
 
 __global__ void warp_total(const int* x, int* out) {

@@ -23,6 +23,8 @@ int main() {
   cudaMemcpy(dx, h, sizeof(h), cudaMemcpyHostToDevice);
   cudaMemset(dout, 0, sizeof(got));
   int warps_per_block = 4;
+  // safe: `threads` only sizes the launch, and row_sums reads threadIdx.x/blockDim.x only through warpSize
+  // EXPECT: W64-10 tier=safe text="32" edit="32" -> "64"
   int threads = warps_per_block * 32;
   int grid = rows / warps_per_block;
   row_sums<<<grid, threads>>>(dx, dout, rows, cols);

@@ -1,4 +1,5 @@
 // Look-alike for W64-10: host sizes with 32 that are bitset words and a 2-D tile shape.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void k(unsigned* w) { w[threadIdx.x] = 0; }

@@ -11,6 +11,7 @@ __global__ void lane_ids(int* out) {
 """
 
 num_warps = 4
+# EXPECT: W64-11 tier=safe text="32" edit="32" -> "64"
 threads = num_warps * 32
 block_size = 32
 

@@ -1,4 +1,5 @@
 # Look-alike for W64-11: 32 as a tile size, a bit width and a batch size.
+# EXPECT: none
 import torch
 
 TILE = 32

@@ -9,6 +9,7 @@ int main() {
   float* d;
   cudaMalloc(&d, n * sizeof(float));
   cudaMemset(d, 0, n * sizeof(float));
+  // EXPECT: W64-12 tier=review text="32" edit=none
   scale<<<n / 32, 32>>>(d, 2.0f);
   dim3 one_warp(32);
   scale<<<n / 32, one_warp>>>(d, 0.5f);

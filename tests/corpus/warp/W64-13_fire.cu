@@ -8,6 +8,7 @@ namespace cg = cooperative_groups;
 __global__ void tile_sums(const int* x, int* out) {
   __shared__ int partial[32];
   cg::thread_block block = cg::this_thread_block();
+  // EXPECT: W64-13 tier=review text="32" edit=none
   cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
   int v = x[blockIdx.x * blockDim.x + threadIdx.x];
   for (int o = tile.size() / 2; o > 0; o >>= 1) v += tile.shfl_down(v, o);

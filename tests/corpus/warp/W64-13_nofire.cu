@@ -1,5 +1,6 @@
 // Look-alikes for W64-13: tiles used only through the tile API are virtual warps, correct on a
 // 64-lane wavefront as they are: a 16-lane tile, and a 32-lane tile whose scan loop is bounded by 32.
+// EXPECT: none
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;

@@ -7,6 +7,7 @@ __global__ void block_total(const int* x, int* total) {
   int t = threadIdx.x;
   int lane = t % warpSize;
   s[t] = x[blockIdx.x * blockDim.x + t];
+  // EXPECT: W64-14 tier=safe text="16" edit="" -> "__syncwarp();\n  if (lane < 32) s[t] += s[t + 32];\n  __syncwarp();\n  "
   if (lane < 16) s[t] += s[t + 16];
   if (lane < 8) s[t] += s[t + 8];
   if (lane < 4) s[t] += s[t + 4];

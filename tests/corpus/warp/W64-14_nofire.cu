@@ -1,4 +1,5 @@
 // Look-alike for W64-14: block tree reduction with __syncthreads at every step.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void block_sum(const float* x, float* out) {

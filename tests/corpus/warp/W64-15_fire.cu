@@ -4,6 +4,7 @@
 
 __global__ void leaders(int* count) {
   unsigned lane;
+  // EXPECT: W64-15 tier=safe text="asm" edit="asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane))" -> "lane = __lane_id()"
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   if (lane == 0) atomicAdd(count, 1);
 }

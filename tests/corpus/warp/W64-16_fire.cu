@@ -3,6 +3,7 @@
 #include <cstdio>
 
 __global__ void full_warps_only(const int* x, int* out, int* errors) {
+  // EXPECT: W64-16 tier=safe text="0xffffffff" edit="0xffffffff" -> "0xffffffffffffffffull"
   if (__activemask() != 0xffffffff) { atomicAdd(errors, 1); return; }
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = 2 * x[i];

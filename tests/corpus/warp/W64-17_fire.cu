@@ -9,6 +9,7 @@ __global__ void scan_total(const int* x, int* total) {
     int up = __shfl_up_sync(__activemask(), v, o);
     if (lane >= o) v += up;
   }
+  // EXPECT: W64-17 tier=safe text="31" edit="31" -> "63"
   int sum = __shfl_sync(__activemask(), v, 31);
   if (lane == 0) atomicAdd(total, sum);
 }

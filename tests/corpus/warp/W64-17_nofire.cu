@@ -1,4 +1,5 @@
 // Look-alike for W64-17: 31 as a column index of a 32-wide tile.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void last_column(const float* m, float* out) {

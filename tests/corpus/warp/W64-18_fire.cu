@@ -6,6 +6,7 @@ __global__ void row_sums(const int* x, int* out, int cols) {
   int lane = threadIdx.x % warpSize;
   int row = (blockIdx.x * blockDim.x + threadIdx.x) / warpSize;
   int acc = 0;
+  // EXPECT: W64-18 tier=safe text="32" edit="32" -> "64"
   for (int c = lane; c < cols; c += 32) acc += x[row * cols + c];
   for (int o = warpSize / 2; o > 0; o >>= 1) acc += __shfl_down_sync(__activemask(), acc, o);
   if (lane == 0) out[row] = acc;

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 #include <cstdio>
 
+// EXPECT: W64-19 tier=safe text="4" edit=", 4" -> ""
 __global__ void __launch_bounds__(256, 4) axpy(float a, const float* x, float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   y[i] += a * x[i];

@@ -1,4 +1,5 @@
 // Look-alike for W64-19: __launch_bounds__ with the maximum block size only.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void __launch_bounds__(256) axpy(float a, const float* x, float* y) {

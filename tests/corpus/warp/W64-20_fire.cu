@@ -15,6 +15,7 @@ __global__ void block_total(const int* x, int* total) {
 int main() {
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
+  // EXPECT: W64-20 tier=safe text="32" edit="!= 32" -> "!= 64"
   if (prop.warpSize != 32) { printf("RESULT FAIL (warp size guard)\n"); return 1; }
   const int n = 16 * 256;
   int h[n];

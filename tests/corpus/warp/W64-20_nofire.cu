@@ -1,4 +1,5 @@
 // Look-alike for W64-20: guards on a tile size and a word width, not on the warp.
+// EXPECT: none
 #include <cuda_runtime.h>
 #include <cassert>
 

@@ -5,6 +5,7 @@
 
 __global__ void warp_sums(const int* x, int* out) {
   typedef cub::WarpReduce<int> WR;
+  // EXPECT: W64-21 tier=safe text="32" edit="32" -> "64"
   __shared__ typename WR::TempStorage ts[256 / 32];
   int w = threadIdx.x / 32;
   int s = WR(ts[w]).Sum(x[blockIdx.x * blockDim.x + threadIdx.x]);

@@ -1,4 +1,5 @@
 // Look-alike for W64-21: one CUB TempStorage per block (no per-warp sizing).
+// EXPECT: none
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
 

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <cstdio>
 
+// EXPECT: W64-22 tier=safe text="__AMDGCN_WAVEFRONT_SIZE" edit="defined(__AMDGCN_WAVEFRONT_SIZE)" -> "1"
 #if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE == 64
 #define LANES 64
 #else

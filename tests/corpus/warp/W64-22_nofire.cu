@@ -1,4 +1,5 @@
 // Look-alike for W64-22: the warp size selected by architecture macros in the device pass.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 #if defined(__GFX8__) || defined(__GFX9__)

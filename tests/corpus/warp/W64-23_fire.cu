@@ -5,6 +5,7 @@
 __global__ void rotate(const int* x, int* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int lane = threadIdx.x % warpSize;
+  // EXPECT: W64-23 tier=safe text="32" edit="32" -> "64"
   out[i] = __shfl_sync(__activemask(), x[i], (lane + 1) % 32);
 }
 

@@ -1,4 +1,5 @@
 // Look-alike for W64-23: 32-lane logic with an explicit shuffle width of 32 (sub-warp, correct).
+// EXPECT: none
 #include <cuda_runtime.h>
 
 __global__ void rotate32(const int* x, int* out) {

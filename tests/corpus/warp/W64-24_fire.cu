@@ -10,6 +10,7 @@ __global__ void row_sums(const int* x, int* y, int rows) {
     int sum = 0;
     for (int c = threadIdx.x; c < 100; c += BS) sum += x[row * 100 + c];
     for (int i = BS >> 1; i > 0; i >>= 1) sum += __shfl_down_sync(__activemask(), sum, i, BS);
+    // EXPECT: W64-24 tier=safe text="y[row] = sum" edit="" -> "if (threadIdx.x % BS == 0) "
     y[row] = sum;
   }
 }

@@ -1,5 +1,6 @@
 // Look-alikes for W64-24: an xor butterfly (every lane holds the total), a shuffle-down total stored by lane 0
 // only, a per-lane store, and a broadcast from lane 0 before the store.
+// EXPECT: none
 #include <cuda_runtime.h>
 
 template <int BS>

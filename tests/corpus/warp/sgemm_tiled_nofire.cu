@@ -1,4 +1,5 @@
 // Look-alike for the whole catalog: a shared-memory tiled SGEMM with TILE 32 and dim3 block(32, 32).
+// EXPECT: none
 #include <cuda_runtime.h>
 #include <cstdio>
 

@@ -126,7 +126,3 @@ def effective_keys(keymap: dict[str, str] | None = None) -> list[tuple[Key, str]
     keymap = keymap or {}
     return [(k, keymap.get(k.id, k.keys)) for k in REVIEW_KEYS]
 
-
-def unknown_ids(keymap: dict[str, str]) -> list[str]:
-    known = {k.id for k in REVIEW_KEYS}
-    return sorted(set(keymap) - known)

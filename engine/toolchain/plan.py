@@ -58,7 +58,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, ConfigError, load_config, parse_archs
+from ..config import Config, ConfigError, check_run, load_config, parse_archs
 from ..in_place import ported_in_place
 from ..outputs import output_path, sibling_name
 from .baseline import baseline_path
@@ -262,45 +262,6 @@ def _hip_header_exists(detection: Detection, rel: str) -> bool:
     return any(r and (Path(r) / "include" / rel).exists() for r in roots)
 
 
-# ---------------------------------------------------------------------------------------------- config
-
-_LIST_KEYS = ("arch", "args", "run", "command", "make_args", "cmake_args", "defines", "libs", "outputs",
-              "baseline_ignore")
-_NUMBER_KEYS = ("build_timeout", "run_timeout")
-
-
-def check_run_config(cfg: Mapping[str, Any]) -> None:
-    """PlanError (one line) for a [tool.hipport.run] value of the wrong type, before it reaches argv."""
-    for key in _LIST_KEYS:
-        v = cfg.get(key)
-        if v is None or isinstance(v, str):
-            continue
-        if not isinstance(v, list | tuple) or not all(
-                isinstance(x, str | int | float) and not isinstance(x, bool) for x in v):
-            raise PlanError(f"[tool.hipport.run] {key} must be a string or a list of strings, not {v!r}")
-    for key in _NUMBER_KEYS:
-        v = cfg.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0):
-            raise PlanError(f"[tool.hipport.run] {key} must be a number of seconds, not {v!r}")
-    for key in ("target", "python", "dtype", "output_dtype"):
-        v = cfg.get(key)
-        if v is not None and not isinstance(v, str):
-            raise PlanError(f"[tool.hipport.run] {key} must be a string, not {v!r}")
-    tol = cfg.get("tolerance")
-    if tol is not None and (not isinstance(tol, Mapping) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in tol.values())):
-        raise PlanError(f"[tool.hipport.run] tolerance must be a table of relative tolerances by dtype "
-                        f"(e.g. {{fp32 = 1e-4, fp16 = 1e-2}}), not {tol!r}")
-    for pattern in _as_list(cfg.get("baseline_ignore")):
-        try:
-            re.compile(pattern)
-        except re.error as e:
-            raise PlanError(f"[tool.hipport.run] baseline_ignore: {pattern!r} is not a regular expression ({e})") from None
-    t = cfg.get("target")
-    if isinstance(t, str) and (Path(t).is_absolute() or ".." in Path(t).parts):
-        raise PlanError(f"[tool.hipport.run] target {t!r} must be a path inside the project (no '..')")
-
-
 # ---------------------------------------------------------------------------------------------- plan
 
 
@@ -320,8 +281,10 @@ def plan(
     """`settings` (the project's Config: output mode and folder) is read from the project when not given.
     `args`: the program's arguments as the person gave them (`hipport run --args`): they replace the
     config's `args` and, being the person's own, need no trust."""
-    cfg: Mapping[str, Any] = config or {}
-    check_run_config(cfg)
+    try:
+        cfg: Mapping[str, Any] = check_run(config or {})  # the settings' own check, for tables made by callers
+    except ConfigError as e:
+        raise PlanError(str(e)) from None
     root = Path(project_root).resolve()
     if not root.exists():
         raise PlanError(f"no such file or directory: {project_root}")

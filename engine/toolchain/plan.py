@@ -33,13 +33,19 @@ build-only machines lack). No AMD GPU -> the plan builds and says plainly that n
     python = "python3"                        interpreter for Python projects
     build_timeout = 900; run_timeout = 600    seconds
     no_blas = true                            build without the vendor BLAS (samples that support it)
+    outputs, baseline_ignore, dtype, output_dtype, tolerance: the comparison with the CUDA baseline (baseline.py)
 
 A single-file build hands repository-chosen names (the source, the program) and config values (defines,
 libs) to a compiler driver; Debian's hipcc (a Perl script) and nvcc pass their arguments through a
 shell, so any of them with shell characters is refused by name (`driver_safe`), never passed on.
 
-Size (~620 lines, over the ~600 guide): the AMD plan (_plan_hip) and the CUDA baseline plan
-(_plan_cuda) share this module's naming, project-kind, arch and config rules; kept together so each
+The project kind is engine/buildsys `project_kind`'s (the one decision, which `hipport run` and the app
+ask too); the `[tool.hipport.run]` keys are checked by engine/config.py `check_run` when the settings load
+(and here again for a table a caller made). The HIP plan is built per kind (_hip_single_file, _hip_make,
+_hip_cmake, _hip_python) over one _HipBuild.
+
+Size (~760 lines, over the ~600 guide): the AMD plan (_plan_hip) and the CUDA baseline plan
+(_plan_cuda) share this module's naming, target, arch and step rules; kept together so each
 rule has one home and plan() has no import cycle with a split-off half.
 """
 

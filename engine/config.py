@@ -20,11 +20,14 @@ Example (pyproject.toml; in .hipport.toml the same keys sit at top level, tables
     [tool.hipport.keymap]          # Textual binding id -> keys (App.set_keymap)
     "review.accept" = "y,a"
 
-    [tool.hipport.run]             # read by the toolchain code, passed through untouched
+    [tool.hipport.run]             # read by the toolchain code (engine/toolchain/plan.py lists the keys)
     command = "make run"
 
-Keys may be written with `-` or `_`. Unknown keys and bad values raise ConfigError with one line that
-names the file and the key. The output location can never point outside the project root.
+Top-level keys may be written with `-` or `_`. Every table is checked when the settings are loaded, before
+anything builds: unknown keys (named with the nearest known one) and bad values raise ConfigError, hipport's
+one settings error, with one line that names the file and the key. The app's own names (binding ids of
+`keymap`, `theme`) are checked by the app when it loads the settings (tui/app.py `check_settings`), with
+the same error. The output location can never point outside the project root.
 
 `Config` is hipport's one settings type: the app reads it from the project, and `hipport convert`/
 `scan` read the same file (engine/api.py `settings`) and lay their command-line options over it with
@@ -35,9 +38,11 @@ api.warp_options turn it into the engine's option objects.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
+import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -53,6 +58,14 @@ RESERVED_FOLDERS = frozenset({".git", ".hipport"})
 
 class ConfigError(Exception):
     """A configuration hipport will not use; the message is one line naming file and key."""
+
+
+def unknown_name(where: str, what: str, name: str, known: Collection[str], spelled: str | None = None) -> ConfigError:
+    """The error for a `name` the settings do not know, naming the nearest known one when there is one
+    (`spelled`: the name as the known ones spell it, when that differs from the person's)."""
+    near = difflib.get_close_matches(spelled or name, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    return ConfigError(f"{where}: unknown {what} {name!r} ({hint}known: {', '.join(sorted(known))})")
 
 
 @dataclass(frozen=True)
@@ -145,14 +158,13 @@ def _validate(table: Mapping[str, Any], where: str) -> Config:
     for key, value in table.items():
         name = _ALIASES.get(key, key)
         if name not in known:
-            hint = ", ".join(sorted(k.replace("_", "-") for k in known))
-            raise ConfigError(f"{where}: unknown key {key!r} (known: {hint})")
+            raise unknown_name(where, "key", key, known, spelled=key.replace("-", "_"))
         if name in values:
             raise ConfigError(f"{where}: key {key!r} given twice")
         if name == "fix_style" and value == "logical":
             values.setdefault("wide_fixes", False)
             continue
-        values[name] = _CHECKS[name](value, f"{where}: {key}")
+        values[name] = check_run(value, where) if name == "run" else _CHECKS[name](value, f"{where}: {key}")
         if name == "fix_style" and "wide_fixes" not in table:
             values["wide_fixes"] = True
     cfg = Config(**values, origin=where)
@@ -271,12 +283,6 @@ def _keymap(value: Any, what: str) -> dict[str, str]:
     return dict(value)
 
 
-def _run(value: Any, what: str) -> dict[str, object]:
-    if not isinstance(value, dict):
-        raise ConfigError(f"{what} must be a table")
-    return dict(value)
-
-
 def _theme(value: Any, what: str) -> str:
     s = _str(value, what)
     if not s.strip():
@@ -294,7 +300,6 @@ _CHECKS: dict[str, Any] = {
     "launch_syntax": _choice(LAUNCH_SYNTAXES),
     "theme": _theme,
     "keymap": _keymap,
-    "run": _run,
     "include": _str_tuple,
     "exclude": _str_tuple,
     "roc": _bool,
@@ -310,6 +315,98 @@ _CHECKS: dict[str, Any] = {
     "translate_strings": _bool,
     "ast": _choice(("auto", "on", "off")),
 }
+
+
+# ---------------------------------------------------------------------------------------- [tool.hipport.run]
+# The toolchain reads this table (engine/toolchain/plan.py documents each key, baseline.py the comparison's);
+# its keys and their types live here so that a typo is reported when the settings load, not when a build starts.
+
+
+def _run_words(value: Any, what: str) -> Any:
+    """A string (split like a shell) or a list of words (numbers are written as they read)."""
+    if isinstance(value, str) or (isinstance(value, list | tuple) and all(
+            isinstance(x, str | int | float) and not isinstance(x, bool) for x in value)):
+        return value
+    raise ConfigError(f"{what} must be a string or a list of strings, not {value!r}")
+
+
+def _run_arch(value: Any, what: str) -> Any:
+    words = _run_words(value, what)
+    try:
+        parse_archs(shlex.split(words) if isinstance(words, str) else [str(w) for w in words])
+    except ValueError as e:
+        raise ConfigError(f"{what}: not an AMD GPU target: {e}") from None
+    return value
+
+
+def _run_seconds(value: Any, what: str) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigError(f"{what} must be a number of seconds, not {value!r}")
+    return value
+
+
+def _run_string(value: Any, what: str) -> Any:
+    if not isinstance(value, str):
+        raise ConfigError(f"{what} must be a string, not {value!r}")
+    return value
+
+
+def _run_target(value: Any, what: str) -> Any:
+    if Path(_run_string(value, what)).is_absolute() or ".." in Path(value).parts:
+        raise ConfigError(f"{what} {value!r} must be a path inside the project (no '..')")
+    return value
+
+
+def _run_patterns(value: Any, what: str) -> Any:
+    for pattern in [value] if isinstance(_run_words(value, what), str) else value:
+        try:
+            re.compile(str(pattern))
+        except re.error as e:
+            raise ConfigError(f"{what}: {pattern!r} is not a regular expression ({e})") from None
+    return value
+
+
+def _run_tolerance(value: Any, what: str) -> Any:
+    if not isinstance(value, Mapping) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in value.values()):
+        raise ConfigError(f"{what} must be a table of relative tolerances by dtype "
+                          f"(e.g. {{fp32 = 1e-4, fp16 = 1e-2}}), not {value!r}")
+    return value
+
+
+_RUN_CHECKS: dict[str, Any] = {
+    "arch": _run_arch,
+    "target": _run_target,
+    "args": _run_words,
+    "run": _run_words,
+    "command": _run_words,
+    "make_args": _run_words,
+    "cmake_args": _run_words,
+    "defines": _run_words,
+    "libs": _run_words,
+    "python": _run_string,
+    "build_timeout": _run_seconds,
+    "run_timeout": _run_seconds,
+    "no_blas": _bool,
+    "outputs": _run_words,
+    "baseline_ignore": _run_patterns,
+    "dtype": _run_string,
+    "output_dtype": _run_string,
+    "tolerance": _run_tolerance,
+}
+
+
+def check_run(table: Any, where: str = "") -> dict[str, object]:
+    """The `[tool.hipport.run]` table, checked key by key (ConfigError, one line); values are kept as given.
+    `where`: the settings file, for the message (none for a table the caller made)."""
+    prefix = f"{where}: " if where else ""
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{prefix}run must be a table")
+    for key, value in table.items():
+        if key not in _RUN_CHECKS:
+            raise unknown_name(f"{prefix}[tool.hipport.run]", "key", str(key), _RUN_CHECKS)
+        _RUN_CHECKS[key](value, f"{prefix}[tool.hipport.run] {key}")
+    return dict(table)
 
 
 def check_output_folder(folder: str, what: str = "output_folder") -> PurePosixPath:
@@ -331,5 +428,5 @@ def check_output_folder(folder: str, what: str = "output_folder") -> PurePosixPa
     return PurePosixPath(*parts)
 
 
-__all__ = ["OUTPUT_MODES", "Config", "ConfigError", "OutputMode", "check_output_folder", "load_config",
-           "parse_archs", "parse_rocm"]
+__all__ = ["OUTPUT_MODES", "Config", "ConfigError", "OutputMode", "check_output_folder", "check_run", "load_config",
+           "parse_archs", "parse_rocm", "unknown_name"]

@@ -223,30 +223,8 @@ def commit_paths(
         why = _refusal(repo, root)
         if why is not None:
             raise VcsError(why)
-        rels: list[str] = []
-        for p in paths:
-            full = (root / p).resolve()
-            try:
-                rel = full.relative_to(workdir).as_posix()
-            except ValueError:
-                raise VcsError(f"{p} is outside the repository at {workdir}") from None
-            if not full.is_file():
-                raise VcsError(f"{p} does not exist; write it first")
-            if expected is not None and p in expected and _sha256(full) != expected[p]:
-                raise VcsError(f"{p} has changes not made by hipport since it was written; "
-                               "write it again or commit it by hand")
-            rels.append(rel)
-        with repo.git.custom_environment(GIT_LITERAL_PATHSPECS="0"):  # check-ignore takes no pathspec magic
-            try:
-                ignored = repo.git.check_ignore("--", *rels).split("\n")
-            except git.GitCommandError as e:
-                if e.status != 1:  # 1: none of them is ignored
-                    raise VcsError(f"git check-ignore failed: {_explain(e)}") from None
-                ignored = []
-        ignored = [x.strip() for x in ignored if x.strip()]
-        if ignored:
-            raise VcsError(f"{ignored[0]} is ignored by git (.gitignore); change output_mode, or add it "
-                           "yourself with `git add -f`")
+        rels = [_committable(root, p, workdir, expected) for p in paths]
+        _refuse_ignored(repo, rels)
         staged, dirty, _untracked = _porcelain(repo)
         targets = set(rels)
         mixed = sorted(targets & set(staged) & set(dirty))
@@ -266,6 +244,39 @@ def commit_paths(
             _unstage(repo, [r for r in rels if r not in had_staged], has_commits)
             raise VcsError(failed)
         return str(repo.head.commit.hexsha)
+
+
+def _committable(root: Path, path: str, workdir: Path, expected: Mapping[str, str] | None) -> str:
+    """`path` (relative to `root`) as the repository names it; VcsError when it is outside the repository,
+    missing, or changed since hipport wrote it (`expected`: path -> sha256 of what hipport wrote)."""
+    full = (root / path).resolve()
+    try:
+        rel = full.relative_to(workdir).as_posix()
+    except ValueError:
+        raise VcsError(f"{path} is outside the repository at {workdir}") from None
+    if not full.is_file():
+        raise VcsError(f"{path} does not exist; write it first")
+    if expected is not None and path in expected and _sha256(full) != expected[path]:
+        raise VcsError(f"{path} has changes not made by hipport since it was written; "
+                       "write it again or commit it by hand")
+    return rel
+
+
+def _refuse_ignored(repo: git.Repo, rels: Sequence[str]) -> None:
+    """VcsError naming the first of `rels` that git ignores: hipport never commits it with `add -f`."""
+    import git
+
+    with repo.git.custom_environment(GIT_LITERAL_PATHSPECS="0"):  # check-ignore takes no pathspec magic
+        try:
+            ignored = repo.git.check_ignore("--", *rels).split("\n")
+        except git.GitCommandError as e:
+            if e.status != 1:  # 1: none of them is ignored
+                raise VcsError(f"git check-ignore failed: {_explain(e)}") from None
+            ignored = []
+    ignored = [x.strip() for x in ignored if x.strip()]
+    if ignored:
+        raise VcsError(f"{ignored[0]} is ignored by git (.gitignore); change output_mode, or add it "
+                       "yourself with `git add -f`")
 
 
 def _commit(repo: git.Repo, workdir: Path, args: Sequence[str], timeout: float,

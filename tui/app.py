@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.theme import Theme
+from textual.theme import BUILTIN_THEMES, Theme
 
-from .keymap import REVIEW_KEYS, unknown_ids
+from hipport.engine.config import Config, unknown_name
+
+from .keymap import REVIEW_KEYS
 from .opening import first_file
 
 if TYPE_CHECKING:
     from textual.message import Message
 
-    from hipport.engine.config import Config
     from hipport.engine.project_analysis import ProjectAnalysis
     from hipport.engine.review import ReviewSession
 
@@ -44,6 +45,19 @@ def load_themes() -> list[Theme]:
         data: dict[str, Any] = tomllib.loads(entry.read_text(encoding="utf-8"))
         themes.append(Theme(**data))
     return themes
+
+
+def check_settings(config: Config) -> None:
+    """The app's own names in the settings, checked when the app loads them (engine/config.py checks the
+    rest at load): the binding ids of `keymap` and the `theme`. ConfigError naming the nearest known name."""
+    where = config.origin or "<settings>"
+    ids = {k.id for k in REVIEW_KEYS}
+    for binding_id in config.keymap:
+        if binding_id not in ids:
+            raise unknown_name(f"{where}: keymap", "binding id", binding_id, ids)
+    themes = {*BUILTIN_THEMES, *(t.name for t in load_themes())}
+    if config.theme not in themes:
+        raise unknown_name(where, "theme", config.theme, themes)
 
 
 def with_diff_variables(variables: dict[str, str]) -> dict[str, str]:
@@ -130,10 +144,7 @@ class PortApp(App[int]):
         from .screens.review import ReviewScreen
 
         self.set_class(self.current_theme.ansi, "-ansi")
-        if self.keymap_overrides:
-            bad = unknown_ids(self.keymap_overrides)
-            if bad:
-                self.notify(f"Unknown key binding id(s) in config: {', '.join(bad)}", severity="warning")
+        if self.keymap_overrides:  # binding ids checked with the settings (check_settings)
             self._hold_build_keys()
             self.set_keymap(self.keymap_overrides)
         if self._bad_theme:

@@ -125,8 +125,3 @@ def effective_keys(keymap: dict[str, str] | None = None) -> list[tuple[Key, str]
     """Each key row with the keys in force after the person's remapping."""
     keymap = keymap or {}
     return [(k, keymap.get(k.id, k.keys)) for k in REVIEW_KEYS]
-
-
-def unknown_ids(keymap: dict[str, str]) -> list[str]:
-    known = {k.id for k in REVIEW_KEYS}
-    return sorted(set(keymap) - known)

@@ -4,6 +4,7 @@
 
     tr = translate_build_file("Makefile", text, settings)   # engine.model.Translation
     detect_build_system(root)   # BuildProject(kind, main, files) or None
+    project_kind(target)        # "make" | "cmake" | "single-file" | "python" | None: how a project builds
 
 `settings` is any object with `archs` (engine.config.Config, TranslateOptions, BuildOptions, ...);
 optional `roc` (link roc* libraries instead of hip*) and `output_mode` ("sibling": the script names
@@ -23,8 +24,10 @@ from ..model import Report, ReportKind, Translation, TranslationMode
 from ..source import Language, Source
 
 DEFAULT_ARCHS: tuple[str, ...] = ("gfx942",)
-MAKE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # make's own search order
+MAKE_NAMES = frozenset(MAKEFILES)
 CMAKE_NAMES = frozenset({"CMakeLists.txt"})
+SOURCE_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx")  # one file hipcc builds on its own
 # what makes a build file build HIP (already ported, or a dual CUDA/HIP file like the bundled sample's)
 _HIP_MAKE = re.compile(r"\bhipcc\b|\bHIP_PLATFORM\b|--offload-arch")
 _HIP_CMAKE = re.compile(r"\bLANGUAGES?\b[^)]*\bHIP\b|enable_language\s*\(\s*HIP\b|find_package\s*\(\s*hip\b",
@@ -69,19 +72,44 @@ def builds_hip(kind: BuildKind | str, text: str) -> bool:
     return bool((_HIP_CMAKE if kind == BuildKind.CMAKE else _HIP_MAKE).search(code))
 
 
+def main_build_file(folder: Path) -> Path | None:
+    """The build file that drives `folder`: a Makefile (make's search order) wins over CMakeLists.txt, as
+    the sample has both: the Makefile drives hipcc directly, while CMake's HIP language needs the clang
+    driver and CMake >= 3.21, which older ROCm and Debian setups lack. None when the folder has neither."""
+    return next((folder / n for n in (*MAKEFILES, "CMakeLists.txt") if (folder / n).is_file()), None)
+
+
+def project_kind(target: Path) -> str | None:
+    """How the project at `target` (a folder or one file) builds: "make" or "cmake" (main_build_file),
+    "single-file" (a source hipcc builds alone; a folder's .cu/.hip files), "python" (a script; a folder's
+    .py files); None when nothing there builds. The one decision: `hipport run`'s plan and its PyTorch
+    check, the app's build inputs and detect_build_system all ask it."""
+    if target.is_file():
+        if target.suffix == ".py":
+            return "python"
+        return "single-file" if target.suffix in SOURCE_SUFFIXES else None
+    main = main_build_file(target)
+    if main is not None:
+        kind = build_kind(main)
+        return None if kind is None else kind.value
+    suffixes = {p.suffix for p in target.iterdir()}
+    if suffixes & {".cu", ".hip"}:
+        return "single-file"
+    return "python" if ".py" in suffixes else None
+
+
 def detect_build_system(root: str | os.PathLike[str]) -> BuildProject | None:
-    """The project's build system: a top-level Makefile wins over CMakeLists.txt (the toolchain's
-    order); None when the root has neither at its top."""
+    """The project's build system, by the root's main_build_file (as project_kind decides make or cmake);
+    None when the root has neither at its top."""
     from ..discover import discover
 
     root = Path(root)
+    main = main_build_file(root)
+    kind = build_kind(main) if main is not None else None
+    if main is None or kind is None:
+        return None
     files = tuple(rel for rel in discover(root) if build_kind(rel) is not None)
-    for name in ("GNUmakefile", "makefile", "Makefile"):
-        if (root / name).is_file():
-            return BuildProject(BuildKind.MAKE, name, files)
-    if (root / "CMakeLists.txt").is_file():
-        return BuildProject(BuildKind.CMAKE, "CMakeLists.txt", files)
-    return None
+    return BuildProject(kind, main.name, files)
 
 
 def _archs(settings: object | None) -> tuple[str, ...]:
@@ -143,12 +171,16 @@ def translate_build_source(source: Source, settings: object | None = None) -> Tr
 
 __all__ = [
     "DEFAULT_ARCHS",
+    "MAKEFILES",
+    "SOURCE_SUFFIXES",
     "BuildKind",
     "BuildOptions",
     "BuildProject",
     "build_kind",
     "builds_hip",
     "detect_build_system",
+    "main_build_file",
+    "project_kind",
     "translate_build_file",
     "translate_build_source",
 ]

@@ -336,7 +336,7 @@ def run_values(lines: Iterable[str], config: Mapping[str, Any], root: Path,
     """Values of a run: its output lines (less the `commands` it echoed), then each output file named
     in the config; and notes (files that were not written)."""
     given = config.get("baseline_ignore") or []
-    ignore = [given] if isinstance(given, str) else [str(p) for p in given]  # checked by plan.check_run_config
+    ignore = [given] if isinstance(given, str) else [str(p) for p in given]  # checked by config.check_run
     dtype = str(config["dtype"]).lower() if config.get("dtype") else None  # else the comparer's default
     values = extract(lines, ignore, dtype, commands=commands)
     notes = []

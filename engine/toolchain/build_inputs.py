@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..buildsys import build_kind
+from ..buildsys import build_kind, project_kind
 from ..config import Config
 from .buildscript import find_script
-from .plan import PlanError, project_kind
+from .plan import PlanError, build_target
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,12 @@ def build_inputs(root: Path, settings: Config, rels: Sequence[str]) -> BuildInpu
     classify reads them all: the plan itself then says what is wrong."""
     root = Path(root)
     target_rel = str(settings.run.get("target") or "")
-    target = root / target_rel if target_rel else root
     try:
+        target = build_target(root, settings.run)
         kind = project_kind(target)
     except (PlanError, OSError):
+        return BuildInputs(list(rels))
+    if kind is None:
         return BuildInputs(list(rels))
     script = None
     if kind in ("make", "cmake"):

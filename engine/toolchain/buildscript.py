@@ -37,10 +37,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..buildsys import builds_hip
+from ..buildsys import MAKEFILES, build_kind, builds_hip, main_build_file
 from ..outputs import sibling_name
 
-MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 HIP_ARCH_VARS = ("OFFLOAD_ARCH", "HIP_ARCH", "GPU_TARGETS", "AMDGPU_TARGETS", "GPU_TARGET")
 CUDA_ARCH_VARS = ("CUDA_ARCH", "ARCH", "SM", "GPU_ARCH", "CUDA_ARCHITECTURES")
 
@@ -64,9 +63,11 @@ class Script:
 
 
 def build_file(kind: str, workdir: Path) -> Path:
-    if kind == "cmake":
-        return workdir / "CMakeLists.txt"
-    return next((workdir / n for n in MAKEFILES if (workdir / n).is_file()), workdir / "Makefile")
+    """The `kind` build file of `workdir` (buildsys.main_build_file, the one that decided the kind)."""
+    main = main_build_file(workdir)
+    if main is not None and build_kind(main) == kind:
+        return main
+    return workdir / ("CMakeLists.txt" if kind == "cmake" else "Makefile")
 
 
 def find_script(kind: str, workdir: Path, home: Path, output_mode: str, output_folder: str,

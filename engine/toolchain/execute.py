@@ -9,6 +9,8 @@ API (one runner for the CLI and the app):
     RunReport.status: "passed" | "failed" | "differs from the CUDA baseline" | "build failed"
                       | "built, not launched" | "not ready" | "ran (no self-check in its output)"
     (a program without GEMM result lines passes on its own PASS/SUCCESS words, fails on FAIL words)
+    RunReport.succeeded: the run did what it could (passed, built where nothing launches, or ran without a
+                         self-check): `hipport run` exits 0 on it and the run pane marks it ✓
     RunReport.comparison: the check against .hipport/baseline/<program>.json (baseline.py), when recorded;
     a CUDA baseline run (plan.baseline) records that file instead (RunReport.baseline_saved).
 
@@ -40,6 +42,7 @@ from .result import GemmResult, RunSummary, parse_result_line, summarize
 from .runner import Exited, OutputLine, RunnerError, stream
 
 NO_SELF_CHECK = "ran (no self-check in its output)"
+SUCCEEDED = ("passed", "built, not launched", NO_SELF_CHECK)  # RunReport.succeeded
 # Lines kept per step for diagnostics and the explanation: the first and the last ones. A build that
 # prints 100 MB must neither be held in memory nor searched as a whole after it ends (every line is
 # still passed to on_line as it comes).
@@ -87,6 +90,11 @@ class RunReport:
     baseline_saved: str | None = None  # where this run (a CUDA baseline) was recorded
     baseline_notes: list[str] = field(default_factory=list)
     ignore_proposal: list[str] = field(default_factory=list)  # .gitignore lines for what the build left behind
+
+    @property
+    def succeeded(self) -> bool:
+        """What counts as a successful run, for the CLI's exit status and the run pane's mark alike."""
+        return self.status in SUCCEEDED
 
     def verdict_lines(self) -> list[str]:
         """What the run means, as the CLI prints it and the run pane shows it (diagnostics apart)."""

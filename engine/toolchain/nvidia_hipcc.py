@@ -27,7 +27,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SOURCES = (".hip", ".cu", ".cpp", ".cc", ".cxx", ".C")
@@ -78,72 +79,98 @@ def include_flags(folder: Path) -> list[str]:
     return ["-isystem", str(folder)]
 
 
+# hipcc options nvcc takes as they are, each with its value (the next argument)
+WITH_VALUE = ("-I", "-D", "-L", "-include", "-isystem", "-Xcompiler", "-Xlinker", "-Xptxas")
+
+
+@dataclass
+class _HipccCall:
+    """One hipcc command line, sorted for nvcc."""
+
+    flags: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)  # objects, archives: not to be compiled as CUDA
+    out: str | None = None
+    compile_only: bool = False
+    has_arch: bool = False
+
+
 def translate(args: Sequence[str], env: Mapping[str, str]) -> list[list[str]]:
     """The nvcc command lines for one hipcc call."""
     nvcc = env.get("HIPPORT_NVCC", "nvcc")
     arch = env.get("HIPPORT_CUDA_ARCH", "sm_90")
-    flags: list[str] = []
-    sources: list[str] = []
-    others: list[str] = []  # objects, archives: not to be compiled as CUDA
-    out: str | None = None
-    compile_only = False
-    has_arch = False
-    it = iter(args)
-    for a in it:
-        if a in AMD_ONLY:
-            continue
-        if a in AMD_ONLY_WITH_VALUE:
-            next(it, None)
-            continue
-        if a.startswith(AMD_PREFIXES):
-            continue
-        if a == "-o":
-            out = next(it, None)
-            continue
-        if a == "-x":
-            lang = next(it, "")
-            if lang not in ("hip", "cu", "cuda", "c++"):
-                flags += ["-x", lang]
-            continue
-        if a in ("-fgpu-rdc",):
-            flags.append("-rdc=true")
-            continue
-        if a == "-ffast-math":
-            flags.append("--use_fast_math")
-            continue
-        if a in LIBS:
-            flags += LIBS[a]
-            continue
-        if a == "-c":
-            compile_only = True
-        if a.startswith(("-arch", "-gencode", "--gpu-architecture")):
-            has_arch = True
-        if a.startswith("-") and not a.startswith(NVCC_OWN) and a.startswith(("-f", "-W", "-m", "-pthread", "-pedantic")):
-            flags += ["-Xcompiler", a]
-            continue
-        if a in ("-I", "-D", "-L", "-include", "-isystem", "-Xcompiler", "-Xlinker", "-Xptxas"):
-            flags += [a, next(it, "")]
-            continue
-        if not a.startswith("-") and Path(a).suffix in SOURCES:
-            sources.append(a)
-        elif not a.startswith("-"):
-            others.append(a)
-        else:
-            flags.append(a)
+    call = _parse(args)
     base = [nvcc, "-Wno-deprecated-gpu-targets", "-D__HIP_PLATFORM_NVIDIA__", *include_flags(hip_include(env)),
-            "-I", str(SHIMS), *([] if has_arch else [f"-arch={arch}"]), *flags]
-    outs = ["-o", out] if out else []
-    if not sources:
-        return [[*base, *others, *outs]]
-    if not others:
-        return [[*base, "-x", "cu", *sources, *outs]]
+            "-I", str(SHIMS), *([] if call.has_arch else [f"-arch={arch}"]), *call.flags]
+    outs = ["-o", call.out] if call.out else []
+    if not call.sources:
+        return [[*base, *call.others, *outs]]
+    if not call.others:
+        return [[*base, "-x", "cu", *call.sources, *outs]]
     # nvcc's -x applies to every input: compile the sources alone, then link with the other inputs
     tmp = tempfile.mkdtemp(prefix="hipport-hipcc-")
-    objs = [str(Path(tmp) / f"{i}_{Path(s).stem}.o") for i, s in enumerate(sources)]
-    cmds = [[*base, "-c", "-x", "cu", s, "-o", o] for s, o in zip(sources, objs, strict=True)]
-    if not compile_only:
-        cmds.append([*base, *others, *objs, *outs])
+    objs = [str(Path(tmp) / f"{i}_{Path(s).stem}.o") for i, s in enumerate(call.sources)]
+    cmds = [[*base, "-c", "-x", "cu", s, "-o", o] for s, o in zip(call.sources, objs, strict=True)]
+    if not call.compile_only:
+        cmds.append([*base, *call.others, *objs, *outs])
     return cmds
+
+
+def _parse(args: Sequence[str]) -> _HipccCall:
+    call = _HipccCall()
+    it = iter(args)
+    for a in it:
+        if _amd_only(a, it):
+            continue
+        if a == "-o":
+            call.out = next(it, None)
+            continue
+        mapped = _nvcc_spelling(a, it)
+        if mapped is not None:
+            call.flags += mapped
+            continue
+        call.compile_only = call.compile_only or a == "-c"
+        call.has_arch = call.has_arch or a.startswith(("-arch", "-gencode", "--gpu-architecture"))
+        _keep(a, it, call)
+    return call
+
+
+def _amd_only(a: str, it: Iterator[str]) -> bool:
+    """`a` means nothing to nvcc: dropped (with its value, for those that take one)."""
+    if a in AMD_ONLY:
+        return True
+    if a in AMD_ONLY_WITH_VALUE:
+        next(it, None)
+        return True
+    return a.startswith(AMD_PREFIXES)
+
+
+def _nvcc_spelling(a: str, it: Iterator[str]) -> list[str] | None:
+    """nvcc's words for a hipcc option that nvcc spells differently (-x hip, -fgpu-rdc, a HIP library);
+    None for the others."""
+    if a == "-x":
+        lang = next(it, "")
+        return [] if lang in ("hip", "cu", "cuda", "c++") else ["-x", lang]
+    if a == "-fgpu-rdc":
+        return ["-rdc=true"]
+    if a == "-ffast-math":
+        return ["--use_fast_math"]
+    return LIBS.get(a)
+
+
+def _keep(a: str, it: Iterator[str], call: _HipccCall) -> None:
+    """An argument nvcc reads as hipcc does: a host-compiler option (through -Xcompiler), an option (with its
+    value), a source to compile as CUDA, or another input."""
+    if a.startswith("-") and not a.startswith(NVCC_OWN) and a.startswith(("-f", "-W", "-m", "-pthread", "-pedantic")):
+        call.flags += ["-Xcompiler", a]
+    elif a in WITH_VALUE:
+        call.flags += [a, next(it, "")]
+    elif a.startswith("-"):
+        call.flags.append(a)
+    elif Path(a).suffix in SOURCES:
+        call.sources.append(a)
+    else:
+        call.others.append(a)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

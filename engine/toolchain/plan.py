@@ -33,13 +33,19 @@ build-only machines lack). No AMD GPU -> the plan builds and says plainly that n
     python = "python3"                        interpreter for Python projects
     build_timeout = 900; run_timeout = 600    seconds
     no_blas = true                            build without the vendor BLAS (samples that support it)
+    outputs, baseline_ignore, dtype, output_dtype, tolerance: the comparison with the CUDA baseline (baseline.py)
 
 A single-file build hands repository-chosen names (the source, the program) and config values (defines,
 libs) to a compiler driver; Debian's hipcc (a Perl script) and nvcc pass their arguments through a
 shell, so any of them with shell characters is refused by name (`driver_safe`), never passed on.
 
-Size (~620 lines, over the ~600 guide): the AMD plan (_plan_hip) and the CUDA baseline plan
-(_plan_cuda) share this module's naming, project-kind, arch and config rules; kept together so each
+The project kind is engine/buildsys `project_kind`'s (the one decision, which `hipport run` and the app
+ask too); the `[tool.hipport.run]` keys are checked by engine/config.py `check_run` when the settings load
+(and here again for a table a caller made). The HIP plan is built per kind (_hip_single_file, _hip_make,
+_hip_cmake, _hip_python) over one _HipBuild.
+
+Size (~760 lines, over the ~600 guide): the AMD plan (_plan_hip) and the CUDA baseline plan
+(_plan_cuda) share this module's naming, target, arch and step rules; kept together so each
 rule has one home and plan() has no import cycle with a split-off half.
 """
 
@@ -58,7 +64,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, ConfigError, load_config, parse_archs
+from ..buildsys import project_kind
+from ..config import Config, ConfigError, check_run, load_config, parse_archs
 from ..in_place import ported_in_place
 from ..outputs import output_path, sibling_name
 from .baseline import baseline_path
@@ -80,7 +87,6 @@ PLATFORMS = ("amd", "nvidia")
 NVIDIA_NOTE = ("HIP port built for HIP's NVIDIA platform (HIP_PLATFORM=nvidia: nvcc with HIP's headers): this "
                "proves the port builds, runs and gives the same results on 32-lane warps; wave64 correctness "
                "is the warp analysis' and the oracle's job")
-SOURCE_SUFFIXES = (".hip", ".cu", ".cpp", ".cc", ".cxx")
 
 
 class PlanError(Exception):
@@ -191,25 +197,34 @@ def _as_list(v: Any) -> list[str]:
 # ---------------------------------------------------------------------------------------------- choice
 
 
-def project_kind(target: Path) -> str:
+def build_target(root: Path, cfg: Mapping[str, Any]) -> Path:
+    """What a run of the project at `root` (a folder or one file) builds: `root`, or the folder's
+    [tool.hipport.run] target; PlanError when that is missing or leads outside the project (the build
+    writes build/ and objects where the target is)."""
+    target = root / str(cfg["target"]) if cfg.get("target") and root.is_dir() else root
+    if not target.exists():
+        raise PlanError(f"[tool.hipport.run] target does not exist: {target}")
+    if target != root and not target.resolve().is_relative_to(root.resolve()):
+        raise PlanError(f"[tool.hipport.run] target {cfg['target']!r} leads outside the project {root}")
+    return target
+
+
+def planned_kind(root: Path, cfg: Mapping[str, Any]) -> str | None:
+    """project_kind of what a run of `root` builds (build_target); None when that is not known (the plan
+    says why). `hipport run` asks it before planning: a Python project needs the PyTorch check."""
+    try:
+        return project_kind(build_target(Path(root), cfg))
+    except (PlanError, OSError):
+        return None
+
+
+def _kind(target: Path) -> str:
+    """buildsys.project_kind, the one decision of how a project builds; PlanError when nothing builds."""
+    kind = project_kind(target)
+    if kind is not None:
+        return kind
     if target.is_file():
-        if target.suffix == ".py":
-            return "python"
-        if target.suffix in SOURCE_SUFFIXES:
-            return "single-file"
         raise PlanError(f"don't know how to build {target.name} (expected .hip/.cu/.cpp or .py)")
-    # both present (like the sample): the Makefile drives hipcc directly; CMake's HIP language
-    # needs the clang driver and CMake >= 3.21, which older ROCm and Debian setups lack
-    if (target / "Makefile").is_file() or (target / "makefile").is_file():
-        return "make"
-    if (target / "CMakeLists.txt").is_file():
-        return "cmake"
-    sources = [p for p in target.iterdir() if p.suffix in (".cu", ".hip")]
-    if sources:
-        return "single-file"
-    scripts = [p for p in target.iterdir() if p.suffix == ".py"]
-    if scripts:
-        return "python"
     raise PlanError(f"nothing to build in {target}: no Makefile, CMakeLists.txt, .cu/.hip or .py file")
 
 
@@ -262,45 +277,6 @@ def _hip_header_exists(detection: Detection, rel: str) -> bool:
     return any(r and (Path(r) / "include" / rel).exists() for r in roots)
 
 
-# ---------------------------------------------------------------------------------------------- config
-
-_LIST_KEYS = ("arch", "args", "run", "command", "make_args", "cmake_args", "defines", "libs", "outputs",
-              "baseline_ignore")
-_NUMBER_KEYS = ("build_timeout", "run_timeout")
-
-
-def check_run_config(cfg: Mapping[str, Any]) -> None:
-    """PlanError (one line) for a [tool.hipport.run] value of the wrong type, before it reaches argv."""
-    for key in _LIST_KEYS:
-        v = cfg.get(key)
-        if v is None or isinstance(v, str):
-            continue
-        if not isinstance(v, list | tuple) or not all(
-                isinstance(x, str | int | float) and not isinstance(x, bool) for x in v):
-            raise PlanError(f"[tool.hipport.run] {key} must be a string or a list of strings, not {v!r}")
-    for key in _NUMBER_KEYS:
-        v = cfg.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0):
-            raise PlanError(f"[tool.hipport.run] {key} must be a number of seconds, not {v!r}")
-    for key in ("target", "python", "dtype", "output_dtype"):
-        v = cfg.get(key)
-        if v is not None and not isinstance(v, str):
-            raise PlanError(f"[tool.hipport.run] {key} must be a string, not {v!r}")
-    tol = cfg.get("tolerance")
-    if tol is not None and (not isinstance(tol, Mapping) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in tol.values())):
-        raise PlanError(f"[tool.hipport.run] tolerance must be a table of relative tolerances by dtype "
-                        f"(e.g. {{fp32 = 1e-4, fp16 = 1e-2}}), not {tol!r}")
-    for pattern in _as_list(cfg.get("baseline_ignore")):
-        try:
-            re.compile(pattern)
-        except re.error as e:
-            raise PlanError(f"[tool.hipport.run] baseline_ignore: {pattern!r} is not a regular expression ({e})") from None
-    t = cfg.get("target")
-    if isinstance(t, str) and (Path(t).is_absolute() or ".." in Path(t).parts):
-        raise PlanError(f"[tool.hipport.run] target {t!r} must be a path inside the project (no '..')")
-
-
 # ---------------------------------------------------------------------------------------------- plan
 
 
@@ -320,23 +296,20 @@ def plan(
     """`settings` (the project's Config: output mode and folder) is read from the project when not given.
     `args`: the program's arguments as the person gave them (`hipport run --args`): they replace the
     config's `args` and, being the person's own, need no trust."""
-    cfg: Mapping[str, Any] = config or {}
-    check_run_config(cfg)
+    try:
+        cfg: Mapping[str, Any] = check_run(config or {})  # the settings' own check, for tables made by callers
+    except ConfigError as e:
+        raise PlanError(str(e)) from None
     root = Path(project_root).resolve()
     if not root.exists():
         raise PlanError(f"no such file or directory: {project_root}")
-    target = root / str(cfg["target"]) if cfg.get("target") and root.is_dir() else root
-    if not target.exists():
-        raise PlanError(f"[tool.hipport.run] target does not exist: {target}")
-    if target != root and not target.resolve().is_relative_to(root):
-        # the build writes (build/, objects) where the target is: never outside the project
-        raise PlanError(f"[tool.hipport.run] target {cfg['target']!r} leads outside the project {root}")
+    target = build_target(root, cfg)
     if detection is None:
         from .detect import detect
 
         detection = detect(torch=False)
     base_env = dict(os.environ if env is None else env)
-    kind = project_kind(target)
+    kind = _kind(target)
     home = root if root.is_dir() else root.parent
     if settings is None:
         try:
@@ -433,160 +406,247 @@ def _plan_hip(
 ) -> RunPlan:
     nvidia = platform == "nvidia"
     vendor_name = "NVIDIA" if nvidia else "AMD"
+    label = "HIP port (NVIDIA platform)" if nvidia else "HIP port"
     gpu = _pick_gpu(det.nvidia_gpus if nvidia else det.amd_gpus, device, vendor_name)
     if device is not None and gpu is None:
         raise PlanError(f"no {vendor_name} GPU found, so there is no device {device} to run on")
-    if nvidia:
-        target_arch, notes, archs = (gpu.arch if gpu is not None and gpu.arch else "sm_90"), [NVIDIA_NOTE], []
-    else:
-        target_arch, notes = _choose_arch(arch, cfg, gpu, det.rocm.hip_version_tuple)
-        archs = target_arch.split()
-    workdir = target if target.is_dir() else target.parent
-
-    if script is not None and script.path is None:
-        why = script.why if script.blocked else f"convert first: {script.why}"
-        return RunPlan(kind, [], False, target_arch, [why], device=gpu, blocked=why)
-    missing = _missing_ports(kind, script.cwd if script is not None else target, name)
-    if missing:
-        names = [orig.name for orig, _ in missing]
-        command = convert(names) if convert is not None else convert_command(names, "sibling", "hip")
-        why = f"convert first: {', '.join(port.name for _, port in missing)} not found (run `{command}`)"
+    target_arch, notes, archs = _hip_arch(arch, cfg, gpu, det, nvidia)
+    why = _not_ported(kind, target, script, name, convert)
+    if why:
         return RunPlan(kind, [], False, target_arch, [why], device=gpu, blocked=why)
     if script is not None:
         notes.append(f"build script: {script.why}")
 
     env = {**base_env, "HIP_PLATFORM": platform}
-    if nvidia:
-        missing_tool = _nvidia_hipcc_env(env, det, target_arch)
-        if missing_tool:  # nothing can compile: say what is missing before anything runs
-            return RunPlan(kind, [], False, target_arch, [missing_tool, *notes], device=gpu,
-                           label="HIP port (NVIDIA platform)", platform=platform, blocked=missing_tool)
+    missing_tool = _nvidia_hipcc_env(env, det, target_arch) if nvidia else ""
+    if missing_tool:  # nothing can compile: say what is missing before anything runs
+        return RunPlan(kind, [], False, target_arch, [missing_tool, *notes], device=gpu,
+                       label=label, platform=platform, blocked=missing_tool)
     run_env, env_notes = device_env(env, gpu.index if gpu else None, platform)
     notes += env_notes
-    launch = gpu is not None
     if det.hsa_override and not nvidia:
         notes.append(f"warning: HSA_OVERRIDE_GFX_VERSION={det.hsa_override} is set; Instinct GPUs never need it")
+    build = _HipBuild(target, cfg, det, nvidia, archs, target_arch, gpu, env, run_env,
+                      _hip_flags(kind, cfg, det, nvidia, notes), args_trust, name, script, notes)
+    launch = _HIP_KINDS[kind](build)
+    if gpu is None:
+        notes.insert(0, f"No {vendor_name} GPU found: built for {target_arch}, nothing was launched." if build.steps else
+                     f"No {vendor_name} GPU found: nothing was launched (PyTorch compiles the extension when the "
+                     "py runs, so nothing was built either).")
+    return RunPlan(kind, build.steps, launch and any(s.role == "run" for s in build.steps), target_arch, notes,
+                   device=gpu, label=label, platform=platform)
 
+
+def _hip_arch(arch: str | None, cfg: Mapping[str, Any], gpu: Gpu | None, det: Detection,
+              nvidia: bool) -> tuple[str, list[str], list[str]]:
+    """The plan's arch (a gfx list, or the NVIDIA GPU's sm), its first notes, and the gfx targets to build."""
+    if nvidia:
+        return (gpu.arch if gpu is not None and gpu.arch else "sm_90"), [NVIDIA_NOTE], []
+    target_arch, notes = _choose_arch(arch, cfg, gpu, det.rocm.hip_version_tuple)
+    return target_arch, notes, target_arch.split()
+
+
+def _not_ported(kind: str, target: Path, script: Script | None, name: Callable[[Path], Path],
+                convert: Callable[[list[str]], str] | None) -> str:
+    """Why the port cannot be built yet (a build script or sources not ported, one line naming the convert
+    call that writes them); "" when it can."""
+    if script is not None and script.path is None:
+        return script.why if script.blocked else f"convert first: {script.why}"
+    missing = _missing_ports(kind, script.cwd if script is not None else target, name)
+    if not missing:
+        return ""
+    names = [orig.name for orig, _ in missing]
+    command = convert(names) if convert is not None else convert_command(names, "sibling", "hip")
+    return f"convert first: {', '.join(port.name for _, port in missing)} not found (run `{command}`)"
+
+
+def _hip_flags(kind: str, cfg: Mapping[str, Any], det: Detection, nvidia: bool, notes: list[str]) -> list[str]:
+    """Compiler flags hipport adds: the *_sync compatibility header for old HIP (said in `notes`), the defines."""
     extra: list[str] = []
     hv = det.rocm.hip_version_tuple
     if hv is not None and hv < (6, 2) and kind != "python" and not nvidia:
         extra += ["-include", str(shim_header())]
         notes.append(f"HIP {det.rocm.hip_version} predates the *_sync warp builtins (ROCm 6.2): added hipport's "
                      "compatibility header, which insists on 64-bit masks as ROCm 7 does")
-    defines = _as_list(cfg.get("defines"))
-    extra += [f"-D{d}" for d in defines]
-    # on NVIDIA, hipport's hipblas.h shim maps the calls onto cuBLAS
-    no_blas = bool(cfg.get("no_blas")) or (not nvidia and not _hip_header_exists(det, "hipblas/hipblas.h"))
-    build_timeout = float(cfg.get("build_timeout", 900))
-    run_timeout = float(cfg.get("run_timeout", 600))
-    args = _as_list(cfg.get("args"))
-    steps: list[Step] = []
+    return extra + [f"-D{d}" for d in _as_list(cfg.get("defines"))]
 
-    if kind == "single-file":
-        src = _single_source(target, baseline=False, name=name)
-        if src == target and src.suffix == ".cu":  # a folder's source is already its port's name
-            src = _port_of(src, name) or name(src)
-        text = src.read_text(encoding="utf-8", errors="replace")
-        libs = _as_list(cfg.get("libs"))
-        if re.search(r"#\s*include\s*[<\"](hipblas|hipblas/hipblas)\.h[>\"]", text):
-            if no_blas and "GEMM_NO_BLAS" in text:
-                extra.append("-DGEMM_NO_BLAS")
-                notes.append("hipBLAS not found: built without the vendor BLAS (the self-check uses a reference kernel)")
-            elif nvidia:
-                libs += ["-lhipblas"]
-            else:
-                libs += [f"-I{det.rocm.root or '/opt/rocm'}/include/hipblas", "-lhipblas"]
-        out = workdir / "build" / src.stem
-        source_arg = driver_safe(os.path.relpath(src, workdir), "file name")
-        program = driver_safe(str(out.relative_to(workdir)), "program name")
-        for value in (*defines, *_as_list(cfg.get("libs"))):
-            driver_safe(value, "[tool.hipport.run] defines/libs value", option=True)
-        argv = ["hipcc", *(f"--offload-arch={a}" for a in archs), "-O3", *extra, source_arg, "-o", program, *libs]
-        # hipcc does not create the output folder
-        steps.append(Step("mkdir build", ["mkdir", "-p", str(out.parent.relative_to(workdir))], workdir, env, "build", 30))
-        steps.append(Step(f"hipcc {src.name}", argv, workdir, env, "build", build_timeout,
-                          trust=_from_config(cfg, "defines", "libs")))
-        configured = _as_list(cfg.get("run") or cfg.get("command"))
-        run_argv = configured or [f"./{program}", *args]
-        if launch:
-            steps.append(Step(f"run {out.name}", run_argv, workdir, run_env, "run", run_timeout,
-                              trust=_from_config(cfg, "run", "command") if configured else args_trust))
-    elif kind == "make":
-        assert script is not None and script.path is not None
-        text = script.path.read_text(encoding="utf-8", errors="replace")
-        # on NVIDIA the AMD arch variable is emptied: no --offload-arch=gfx… in what make echoes (hipcc picks sm_NN)
-        mvars = make_vars(text, hip=True, arch="" if nvidia else target_arch, no_blas=no_blas, extra=extra, args=args)
-        if extra and not declares(text, "EXTRA_FLAGS"):
-            # hipcc puts this variable into the command line it hands to a shell: quoted, word by word
-            env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([env.get("HIPCC_COMPILE_FLAGS_APPEND", ""),
-                                                          shlex.join(extra)]).strip()
-        if not nvidia and not any(v.split("=")[0] in (*HIP_ARCH_VARS, "ARCH") or v.startswith(f"{v.split('=')[0]}=gfx")
-                                  for v in mvars):
-            notes.append(f"the Makefile declares no arch variable ({', '.join(HIP_ARCH_VARS)}): it builds for the "
-                         "offload arch it names itself")
-        if not nvidia and det.rocm.root and declares(text, "ROCM_PATH"):
-            mvars.append(f"ROCM_PATH={det.rocm.root}")  # $(ROCM_PATH)/bin/hipcc: Debian's is /usr, not /opt/rocm
-        mvars += _as_list(cfg.get("make_args"))
-        mk = ["make", *script.make_file_args]
-        make_trust = (f"make runs the recipes of {os.path.relpath(script.path, workdir)} (and what it includes)",
-                      *_from_config(cfg, "make_args", "defines"), *(args_trust if declares(text, "ARGS") else ()))
-        steps.append(Step("make", [*mk, "-B", *mvars], script.cwd, env, "build", build_timeout, trust=make_trust))
-        if launch:
-            configured = _as_list(cfg.get("run") or cfg.get("command"))
-            if configured:
-                steps.append(Step("run", configured, script.cwd, run_env, "run", run_timeout,
-                                  trust=_from_config(cfg, "run", "command")))
-            elif has_target(text, "run"):
-                steps.append(Step("run", [*mk, "--no-print-directory", "run", *mvars], script.cwd, run_env, "run",
-                                  run_timeout, trust=make_trust))
-            else:
-                notes.append("the Makefile has no `run` target: set [tool.hipport.run] run = [...] to launch it")
-                launch = False
-    elif kind == "cmake":
-        assert script is not None and script.path is not None
-        text = script.path.read_text(encoding="utf-8", errors="replace")
-        bdir = "build/hipport-hip"
-        if nvidia:
-            notes.append("CMake's HIP language on NVIDIA needs CMake >= 3.28 with a HIP install "
-                         "(CMAKE_HIP_PLATFORM=nvidia); hipport's NVIDIA-platform hipcc does not cover CMake")
-        configure = ["cmake", "-S", ".", "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
-                     f"-DCMAKE_HIP_ARCHITECTURES={';'.join(archs)}", *cmake_switches(text, "HIP", no_blas)]
-        if extra:
-            configure.append(f"-DCMAKE_HIP_FLAGS={' '.join(extra)}")
-        configure += _as_list(cfg.get("cmake_args"))
-        cmake_trust = (f"cmake runs {os.path.relpath(script.path, workdir)} (execute_process, the CMake files it includes, "
-                       "custom commands)", *_from_config(cfg, "cmake_args", "defines"))
-        steps.append(Step("cmake configure", configure, script.cwd, env, "build", build_timeout, trust=cmake_trust))
-        steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], script.cwd, env, "build", build_timeout,
-                          trust=cmake_trust))
-        run_argv = _as_list(cfg.get("run") or cfg.get("command"))
-        if not run_argv:
-            notes.append("set [tool.hipport.run] run = [...] to say how to launch a CMake project")
-            launch = False
-        elif launch:
-            steps.append(Step("run", run_argv, script.cwd, run_env, "run", run_timeout,
-                              trust=_from_config(cfg, "run", "command")))
-    else:  # python
-        py = target if target.is_file() else _single_python(target, baseline=False, name=name)
-        if not re.search(r"hip", py.stem, re.IGNORECASE) and name(py).exists():
-            py = name(py)
-        python = str(cfg.get("python") or sys.executable)
-        torch = det.torch
-        if torch is not None and torch.found and not torch.hip:
-            notes.append(f"PyTorch here is a {torch.backend} build: the ROCm run needs a ROCm build of PyTorch")
-            launch = False
-        run_env = {**run_env, "PYTORCH_ROCM_ARCH": ";".join(archs)}
-        if launch:
-            steps.append(Step(f"python {py.name}", [python, py.name, *args], py.parent, run_env, "run",
-                              build_timeout + run_timeout, trust=(*_from_config(cfg, "python"), *args_trust)))
-        elif gpu is not None:
-            notes.append("nothing was built: a PyTorch extension is compiled by PyTorch itself when the py runs")
-    if gpu is None:
-        notes.insert(0, f"No {vendor_name} GPU found: built for {target_arch}, nothing was launched." if steps else
-                     f"No {vendor_name} GPU found: nothing was launched (PyTorch compiles the extension when the "
-                     "py runs, so nothing was built either).")
-    return RunPlan(kind, steps, launch and any(s.role == "run" for s in steps), target_arch, notes, device=gpu,
-                   label="HIP port (NVIDIA platform)" if nvidia else "HIP port", platform=platform)
+
+@dataclass
+class _HipBuild:
+    """What every kind of HIP build reads, decided once by _plan_hip. Each kind's function (_HIP_KINDS)
+    appends its steps and notes and says whether the plan launches."""
+
+    target: Path
+    cfg: Mapping[str, Any]
+    det: Detection
+    nvidia: bool
+    archs: list[str]  # gfx targets (none on NVIDIA: hipcc picks the sm)
+    target_arch: str
+    gpu: Gpu | None
+    env: dict[str, str]  # the build steps'
+    run_env: dict[str, str]
+    extra: list[str]  # _hip_flags
+    args_trust: tuple[str, ...]
+    name: Callable[[Path], Path]
+    script: Script | None
+    notes: list[str]
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def workdir(self) -> Path:
+        return self.target if self.target.is_dir() else self.target.parent
+
+    @property
+    def launch(self) -> bool:
+        return self.gpu is not None
+
+    @property
+    def no_blas(self) -> bool:
+        # on NVIDIA, hipport's hipblas.h shim maps the calls onto cuBLAS
+        return bool(self.cfg.get("no_blas")) or (not self.nvidia and not _hip_header_exists(self.det, "hipblas/hipblas.h"))
+
+    @property
+    def args(self) -> list[str]:
+        return _as_list(self.cfg.get("args"))
+
+    @property
+    def configured_run(self) -> list[str]:
+        return _as_list(self.cfg.get("run") or self.cfg.get("command"))
+
+    @property
+    def build_timeout(self) -> float:
+        return float(self.cfg.get("build_timeout", 900))
+
+    @property
+    def run_timeout(self) -> float:
+        return float(self.cfg.get("run_timeout", 600))
+
+
+def _hip_single_file(b: _HipBuild) -> bool:
+    src = _single_source(b.target, baseline=False, name=b.name)
+    if src == b.target and src.suffix == ".cu":  # a folder's source is already its port's name
+        src = _port_of(src, b.name) or b.name(src)
+    blas_flags, blas_libs = _hip_blas(src.read_text(encoding="utf-8", errors="replace"), b)
+    workdir = b.workdir
+    out = workdir / "build" / src.stem
+    source_arg = driver_safe(os.path.relpath(src, workdir), "file name")
+    program = driver_safe(str(out.relative_to(workdir)), "program name")
+    for value in (*_as_list(b.cfg.get("defines")), *_as_list(b.cfg.get("libs"))):
+        driver_safe(value, "[tool.hipport.run] defines/libs value", option=True)
+    argv = ["hipcc", *(f"--offload-arch={a}" for a in b.archs), "-O3", *b.extra, *blas_flags, source_arg, "-o",
+            program, *_as_list(b.cfg.get("libs")), *blas_libs]
+    # hipcc does not create the output folder
+    b.steps.append(Step("mkdir build", ["mkdir", "-p", str(out.parent.relative_to(workdir))], workdir, b.env, "build", 30))
+    b.steps.append(Step(f"hipcc {src.name}", argv, workdir, b.env, "build", b.build_timeout,
+                        trust=_from_config(b.cfg, "defines", "libs")))
+    configured = b.configured_run
+    if b.launch:
+        b.steps.append(Step(f"run {out.name}", configured or [f"./{program}", *b.args], workdir, b.run_env, "run",
+                            b.run_timeout, trust=_from_config(b.cfg, "run", "command") if configured else b.args_trust))
+    return b.launch
+
+
+def _hip_blas(text: str, b: _HipBuild) -> tuple[list[str], list[str]]:
+    """Flags and libraries for a source that includes hipBLAS (or its reference-kernel fallback)."""
+    if not re.search(r"#\s*include\s*[<\"](hipblas|hipblas/hipblas)\.h[>\"]", text):
+        return [], []
+    if b.no_blas and "GEMM_NO_BLAS" in text:
+        b.notes.append("hipBLAS not found: built without the vendor BLAS (the self-check uses a reference kernel)")
+        return ["-DGEMM_NO_BLAS"], []
+    if b.nvidia:
+        return [], ["-lhipblas"]
+    return [], [f"-I{b.det.rocm.root or '/opt/rocm'}/include/hipblas", "-lhipblas"]
+
+
+def _hip_make(b: _HipBuild) -> bool:
+    script = b.script
+    assert script is not None and script.path is not None
+    text = script.path.read_text(encoding="utf-8", errors="replace")
+    # on NVIDIA the AMD arch variable is emptied: no --offload-arch=gfx… in what make echoes (hipcc picks sm_NN)
+    mvars = make_vars(text, hip=True, arch="" if b.nvidia else b.target_arch, no_blas=b.no_blas, extra=b.extra,
+                      args=b.args)
+    if b.extra and not declares(text, "EXTRA_FLAGS"):
+        # hipcc puts this variable into the command line it hands to a shell: quoted, word by word
+        b.env["HIPCC_COMPILE_FLAGS_APPEND"] = " ".join([b.env.get("HIPCC_COMPILE_FLAGS_APPEND", ""),
+                                                        shlex.join(b.extra)]).strip()
+    if not b.nvidia and not _sets_arch(mvars):
+        b.notes.append(f"the Makefile declares no arch variable ({', '.join(HIP_ARCH_VARS)}): it builds for the "
+                       "offload arch it names itself")
+    if not b.nvidia and b.det.rocm.root and declares(text, "ROCM_PATH"):
+        mvars.append(f"ROCM_PATH={b.det.rocm.root}")  # $(ROCM_PATH)/bin/hipcc: Debian's is /usr, not /opt/rocm
+    mvars += _as_list(b.cfg.get("make_args"))
+    mk = ["make", *script.make_file_args]
+    make_trust = (f"make runs the recipes of {os.path.relpath(script.path, b.workdir)} (and what it includes)",
+                  *_from_config(b.cfg, "make_args", "defines"), *(b.args_trust if declares(text, "ARGS") else ()))
+    b.steps.append(Step("make", [*mk, "-B", *mvars], script.cwd, b.env, "build", b.build_timeout, trust=make_trust))
+    if not b.launch:
+        return False
+    if b.configured_run:
+        b.steps.append(Step("run", b.configured_run, script.cwd, b.run_env, "run", b.run_timeout,
+                            trust=_from_config(b.cfg, "run", "command")))
+    elif has_target(text, "run"):
+        b.steps.append(Step("run", [*mk, "--no-print-directory", "run", *mvars], script.cwd, b.run_env, "run",
+                            b.run_timeout, trust=make_trust))
+    else:
+        b.notes.append("the Makefile has no `run` target: set [tool.hipport.run] run = [...] to launch it")
+        return False
+    return True
+
+
+def _sets_arch(mvars: list[str]) -> bool:
+    """The make variables set an arch variable (or give one a gfx value)."""
+    return any(v.split("=")[0] in (*HIP_ARCH_VARS, "ARCH") or v.startswith(f"{v.split('=')[0]}=gfx") for v in mvars)
+
+
+def _hip_cmake(b: _HipBuild) -> bool:
+    script = b.script
+    assert script is not None and script.path is not None
+    text = script.path.read_text(encoding="utf-8", errors="replace")
+    bdir = "build/hipport-hip"
+    if b.nvidia:
+        b.notes.append("CMake's HIP language on NVIDIA needs CMake >= 3.28 with a HIP install "
+                       "(CMAKE_HIP_PLATFORM=nvidia); hipport's NVIDIA-platform hipcc does not cover CMake")
+    configure = ["cmake", "-S", ".", "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
+                 f"-DCMAKE_HIP_ARCHITECTURES={';'.join(b.archs)}", *cmake_switches(text, "HIP", b.no_blas)]
+    if b.extra:
+        configure.append(f"-DCMAKE_HIP_FLAGS={' '.join(b.extra)}")
+    configure += _as_list(b.cfg.get("cmake_args"))
+    cmake_trust = (f"cmake runs {os.path.relpath(script.path, b.workdir)} (execute_process, the CMake files it "
+                   "includes, custom commands)", *_from_config(b.cfg, "cmake_args", "defines"))
+    b.steps.append(Step("cmake configure", configure, script.cwd, b.env, "build", b.build_timeout, trust=cmake_trust))
+    b.steps.append(Step("cmake build", ["cmake", "--build", bdir, "-j"], script.cwd, b.env, "build", b.build_timeout,
+                        trust=cmake_trust))
+    if not b.configured_run:
+        b.notes.append("set [tool.hipport.run] run = [...] to say how to launch a CMake project")
+        return False
+    if b.launch:
+        b.steps.append(Step("run", b.configured_run, script.cwd, b.run_env, "run", b.run_timeout,
+                            trust=_from_config(b.cfg, "run", "command")))
+    return b.launch
+
+
+def _hip_python(b: _HipBuild) -> bool:
+    py = b.target if b.target.is_file() else _single_python(b.target, baseline=False, name=b.name)
+    if not re.search(r"hip", py.stem, re.IGNORECASE) and b.name(py).exists():
+        py = b.name(py)
+    python = str(b.cfg.get("python") or sys.executable)
+    launch = b.launch
+    torch = b.det.torch
+    if torch is not None and torch.found and not torch.hip:
+        b.notes.append(f"PyTorch here is a {torch.backend} build: the ROCm run needs a ROCm build of PyTorch")
+        launch = False
+    run_env = {**b.run_env, "PYTORCH_ROCM_ARCH": ";".join(b.archs)}
+    if launch:
+        b.steps.append(Step(f"python {py.name}", [python, py.name, *b.args], py.parent, run_env, "run",
+                            b.build_timeout + b.run_timeout, trust=(*_from_config(b.cfg, "python"), *b.args_trust)))
+    elif b.gpu is not None:
+        b.notes.append("nothing was built: a PyTorch extension is compiled by PyTorch itself when the py runs")
+    return launch
+
+
+_HIP_KINDS: dict[str, Callable[[_HipBuild], bool]] = {
+    "single-file": _hip_single_file, "make": _hip_make, "cmake": _hip_cmake, "python": _hip_python,
+}
 
 
 def nvidia_bin() -> Path:

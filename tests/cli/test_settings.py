@@ -103,3 +103,63 @@ def test_one_version_number(project: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["scan", str(project / "src"), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["tool"]["version"] == __version__
     assert to_sarif([])["runs"][0]["tool"]["driver"]["version"] == __version__
+
+
+# A typo in any [tool.hipport*] table is reported when the settings load (ConfigError, one line naming the
+# file, the key and the nearest known name), by every command, before anything builds or opens.
+TYPOS = [
+    ("ouput_mode = 'folder'", "unknown key 'ouput_mode' (did you mean 'output_mode'?"),
+    ("fix_style = 'wave46'", "fix_style must be one of logical, wave64, portable"),
+    ("archs = ['gfx94']", "'gfx94' is not an AMD GPU architecture"),
+    ("rocm = '7.x'", "rocm must be a version like"),
+    ("[tool.hipport.run]\nbiuld_timeout = 60", "[tool.hipport.run]: unknown key 'biuld_timeout' (did you mean "
+                                               "'build_timeout'?"),
+    ("[tool.hipport.run]\nrun_timeout = '10 minutes'", "[tool.hipport.run] run_timeout must be a number of seconds"),
+    ("[tool.hipport.run]\narch = 'gfx94'", "[tool.hipport.run] arch: not an AMD GPU target"),
+    ("[tool.hipport.run]\ntarget = '../elsewhere'", "[tool.hipport.run] target '../elsewhere' must be a path inside"),
+    ("[tool.hipport.run]\nbaseline_ignore = ['(']", "[tool.hipport.run] baseline_ignore: '(' is not a regular"),
+    ("[tool.hipport.keymap]\n'review.accept' = 7", "keymap must be a table of binding id"),
+]
+
+
+@pytest.mark.parametrize("table, message", TYPOS)
+def test_a_typo_in_any_table_is_reported_at_load(tmp_path: Path, table: str, message: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.hipport]\n{table}\n")
+    with pytest.raises(ConfigError) as ei:
+        load_config(tmp_path)
+    text = str(ei.value)
+    assert message in text and "pyproject.toml" in text and "\n" not in text, text
+
+
+@pytest.mark.parametrize("command", [["run", "--dry-run"], ["convert"], ["scan"]])
+def test_commands_report_a_run_table_typo_before_building(tmp_path: Path, command: list[str],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".hipport.toml").write_text("[run]\ncomand = 'make run'\n")
+    (tmp_path / "Makefile").write_text("all:\n\thipcc k.cu -o k\nrun:\n\t./k\n")
+    (tmp_path / "k.cu").write_text(KERNEL)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main([*command, str(tmp_path / "k.cu" if command != ["run", "--dry-run"] else tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ".hipport.toml" in err[0] and "did you mean 'command'?" in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing built, nothing written
+
+
+@pytest.mark.parametrize("table, message", [
+    ("[tool.hipport.keymap]\n'review.acept' = 'y'", "keymap: unknown binding id 'review.acept' (did you mean "
+                                                   "'review.accept'?"),
+    ("theme = 'hipport-drak'", "unknown theme 'hipport-drak' (did you mean 'hipport-dark'?"),
+])
+def test_the_app_reports_its_own_names_at_load(tmp_path: Path, table: str, message: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Binding ids and themes are the app's vocabulary: checked when `hipport open` loads the settings, the
+    same one-line error, before the app starts (it used to start and show a warning, or fall back)."""
+    from hipport.tui.app import check_settings
+
+    (tmp_path / "pyproject.toml").write_text(f"[tool.hipport]\n{table}\n")
+    (tmp_path / "k.cu").write_text(KERNEL)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("?", r"\?")):
+        check_settings(load_config(tmp_path))
+    assert main(["open", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and "pyproject.toml" in err[0], err
+    check_settings(load_config(tmp_path).replace(keymap={"review.accept": "y"}, theme="nord"))  # known names pass

@@ -125,11 +125,11 @@ def test_no_baseline_says_how_to_record_one(tmp_path: Path) -> None:
 def test_bad_baseline_settings_are_one_line_errors(tmp_path: Path) -> None:
     import pytest
 
-    from hipport.engine.toolchain.plan import PlanError, check_run_config
+    from hipport.engine.config import ConfigError, check_run
 
     for bad, word in (({"tolerance": 1e-4}, "tolerance"), ({"tolerance": {"fp32": "tight"}}, "tolerance"),
                       ({"outputs": [1.5, {"x": 1}]}, "outputs"), ({"baseline_ignore": ["("]}, "regular expression"),
                       ({"dtype": 32}, "dtype")):
-        with pytest.raises(PlanError, match=word):
-            check_run_config(bad)
-    check_run_config({"tolerance": {"fp32": 1e-5}, "outputs": ["out.bin"], "dtype": "fp16", "baseline_ignore": ["^x"]})
+        with pytest.raises(ConfigError, match=word):
+            check_run(bad)
+    check_run({"tolerance": {"fp32": 1e-5}, "outputs": ["out.bin"], "dtype": "fp16", "baseline_ignore": ["^x"]})

@@ -195,3 +195,52 @@ def test_an_in_place_port_counts_once_hipport_wrote_over_the_file(tmp_path: Path
     (root / "k.cu.prehip").write_text("// the CUDA original\n")  # outputs.py's write policy
     rp = plan(root, {}, detection=det, env={}, settings=inplace)
     assert rp.ready and any("k.cu" in s.argv for s in rp.steps)
+
+
+def test_one_project_kind_for_the_plan_the_run_command_and_the_build_system(tmp_path: Path) -> None:
+    """buildsys.project_kind is the one decision: the plan's kind, `hipport run`'s PyTorch check
+    (planned_kind, which follows [tool.hipport.run] target) and detect_build_system agree, GNUmakefile too."""
+    from hipport.engine.buildsys import BuildKind, detect_build_system, project_kind
+    from hipport.engine.toolchain.plan import planned_kind
+
+    det = Detection(rocm=ROCM7)
+    folders = {"gnu": {"GNUmakefile": "all:\n\thipcc k.hip -o k\n", "k.hip": "int main() {}\n"},
+               "both": {"Makefile": "all:\n\thipcc k.hip -o k\n", "CMakeLists.txt": "project(k HIP)\n"},
+               "cmake": {"CMakeLists.txt": "project(k HIP)\nadd_executable(k k.hip)\n"},
+               "hip_and_py": {"k.hip": "int main() {}\n", "check.py": "print(1)\n"},
+               "py": {"matmul_hip.py": "print(1)\n"},
+               "empty": {"notes.txt": "x\n"}}
+    want = {"gnu": "make", "both": "make", "cmake": "cmake", "hip_and_py": "single-file", "py": "python",
+            "empty": None}
+    for folder, files in folders.items():
+        (tmp_path / folder).mkdir()
+        for name, text in files.items():
+            (tmp_path / folder / name).write_text(text)
+        root = tmp_path / folder
+        assert project_kind(root) == planned_kind(root, {}) == want[folder], folder
+        bp = detect_build_system(root)
+        assert (bp.kind if bp is not None else None) == (BuildKind(want[folder]) if want[folder] in ("make", "cmake")
+                                                          else None), folder
+        if want[folder] is None:
+            with pytest.raises(PlanError, match="nothing to build"):
+                plan(root, detection=det, env={})
+        elif folder != "cmake":  # (a CMake project in sibling mode is refused before its kind is used)
+            assert plan(root, detection=det, env={}).kind == want[folder], folder
+    assert planned_kind(tmp_path, {"target": "py"}) == "python"  # what the run builds: the target
+    assert planned_kind(tmp_path, {"target": "../elsewhere"}) is None  # the plan says why
+    assert project_kind(tmp_path / "hip_and_py" / "k.hip") == "single-file"
+    assert project_kind(tmp_path / "empty" / "notes.txt") is None
+
+
+def test_what_counts_as_a_successful_run_is_the_reports(tmp_path: Path) -> None:
+    """RunReport.succeeded: `hipport run`'s exit status 0 and the run pane's ✓ both read it."""
+    from hipport.engine.toolchain.execute import NO_SELF_CHECK, RunReport
+    from hipport.engine.toolchain.plan import custom_plan
+
+    def report(status: str) -> RunReport:
+        return RunReport(custom_plan([]), [], [], [], None, status)
+
+    for status in ("passed", "built, not launched", NO_SELF_CHECK):
+        assert report(status).succeeded, status
+    for status in ("failed", "build failed", "differs from the CUDA baseline", "not ready"):
+        assert not report(status).succeeded, status

@@ -71,9 +71,11 @@ def open_app(root: Path, *, theme: str | None = None, fresh: bool = False, root_
 def _run(root: Path, theme: str | None, fresh: bool, root_note: str) -> int:
     from hipport.engine.config import ConfigError, load_config
     from hipport.engine.review import ReviewError, ReviewSession, StateError
+    from hipport.tui.app import PortApp, check_settings
 
     try:
         config = load_config(root)
+        check_settings(config)  # the app's own names (binding ids, theme): before anything opens
         session = ReviewSession.open(root, config, fresh=fresh)
     except StateError as e:
         import shlex
@@ -85,8 +87,6 @@ def _run(root: Path, theme: str | None, fresh: bool, root_note: str) -> int:
         raise CliError(f"{root}: {e.strerror or e}") from None
     if not session.files():
         raise CliError(f"{root}: no CUDA, C++ or Python files to review")
-
-    from hipport.tui.app import PortApp  # Textual only from here on
 
     app = PortApp(session, config, theme=theme, root_note=root_note)
     return int(app.run() or 0)

@@ -117,7 +117,6 @@ def handle(args: argparse.Namespace) -> int:
     from hipport.engine.toolchain import trust
     from hipport.engine.toolchain.devices import choices
     from hipport.engine.toolchain.execute import (
-        NO_SELF_CHECK,
         RunEvent,
         StepLine,
         StepStarted,
@@ -125,7 +124,7 @@ def handle(args: argparse.Namespace) -> int:
         run_events,
     )
     from hipport.engine.toolchain.monitor import format_usage
-    from hipport.engine.toolchain.plan import PlanError, plan
+    from hipport.engine.toolchain.plan import PlanError, plan, planned_kind
     from hipport.tui.cli import CliError
 
     as_json = args.format == "json"
@@ -138,9 +137,7 @@ def handle(args: argparse.Namespace) -> int:
         import shlex
 
         user_args = shlex.split(args.args)  # the person's own: they need no trust
-    wants_torch = path.suffix == ".py" or (path.is_dir() and not any(
-        (path / n).exists() for n in ("Makefile", "makefile", "CMakeLists.txt")
-    ) and any(path.glob("*.py")) and not any(path.glob("*.cu")))
+    wants_torch = planned_kind(path, cfg) == "python"
     # the project's own interpreter runs (for the PyTorch check too) only once the project is trusted
     python = str(cfg["python"]) if cfg.get("python") else None
     python_trusted = python is None or trust.is_trusted(trust.subject(path if path.is_dir() else path.parent, settings))
@@ -230,4 +227,4 @@ def handle(args: argparse.Namespace) -> int:
             for line in verdict:
                 print(line)
         print(f"status: {report.status}")
-    return 0 if report.status in ("passed", "built, not launched", NO_SELF_CHECK) else 1
+    return 0 if report.succeeded else 1

@@ -212,7 +212,6 @@ class RunPane(Vertical):
         report: RunReport | None = None
         from hipport.engine.toolchain.detect import Detection
         from hipport.engine.toolchain.execute import (
-            NO_SELF_CHECK,
             PlanDone,
             StepEnded,
             StepLine,
@@ -247,7 +246,7 @@ class RunPane(Vertical):
             assert report is not None
             self._show_report(report)
             elapsed = self.clock() - started
-            mark = "✓" if report.status in ("passed", "built, not launched", NO_SELF_CHECK) else "✗"
+            mark = "✓" if report.succeeded else "✗"
             exit_part = f" (exit {code})" if code else ""
             self.set_status(f"{mark} {report.status}{exit_part} in {elapsed:.1f} s")
         except asyncio.CancelledError:

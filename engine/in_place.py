@@ -10,7 +10,8 @@ from pathlib import Path
 
 from .outputs import original_copy
 from .source import SourceError, read_source
-from .translate import TranslateError, TranslateOptions, translate
+from .translate.driver import translate
+from .translate.options import TranslateError, TranslateOptions
 
 
 def ported_in_place(path: Path) -> bool:

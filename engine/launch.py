@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .cxx.brackets import CLOSE, OPEN, angle_open, closing, split_commas
 from .cxx.lexer import IDENT, KEYWORD, PUNCT, Tokens
 from .edits import Edit
-from .translate_tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
+from .translate.tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,7 +100,7 @@ def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
     if sh.use == "overload-device":
         return _mentions_unsigned(toks, open_paren)
     if sh.use.startswith("overload-argc="):
-        from .translate_args import call_arguments
+        from .translate.call_args import call_arguments
 
         ca = call_arguments(toks, open_paren)
         return ca is not None and len(ca[1]) == int(sh.use.split("=", 1)[1])
@@ -115,7 +115,7 @@ def _mentions_unsigned(toks: Tokens, open_paren: int) -> bool:
     """Do the call's arguments hold something unsigned that makes hip-clang's min/max ambiguous against
     a signed argument or a coordinate: a built-in coordinate not cast first (`blockDim.x`), a
     u-suffixed literal, an unsigned type name? (Calls of two ints or two floats need nothing.)"""
-    from .translate_args import call_arguments
+    from .translate.call_args import call_arguments
 
     ca = call_arguments(toks, open_paren)
     close = ca[0] if ca is not None else open_paren

@@ -5,10 +5,9 @@ target ROCm lacks gives way to its `#else` branch."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import shims
 from ..cxx.lexer import IDENT, KEYWORD, LITERAL
+from ..mapping import MacroEntry
 from ..model import ReportKind
 from . import inline_asm
 from .decisions import ASM_KEYWORDS, Action
@@ -34,13 +33,12 @@ def _compare(a: int, op: str, b: int) -> bool:
     return {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b}[op]
 
 
-def translate_macro(st: TranslationState, i: int, name: str, m: Any, d: int, dname: str) -> None:
-    """Identifier token i names a CUDA macro (`m` its mapping/macros.tsv entry, None for CUDA_VERSION-like
-    version macros); `d` is the first token of its directive (-1 in code), `dname` that directive's name."""
+def translate_macro(st: TranslationState, i: int, name: str, m: MacroEntry, d: int, dname: str) -> None:
+    """Identifier token i names a CUDA macro (`m` its mapping/macros.tsv entry); `d` is the first token
+    of its directive (-1 in code), `dname` that directive's name."""
     v, out = st.view, st.out
     starts, ends = v.toks.starts, v.toks.ends
-    kind = m.kind if m is not None else "version"
-    hip = m.hip if m is not None else ""
+    kind, hip = m.kind, m.hip
     p = v.prev_sig(i)
     ps = v.sp(p)
     in_defined = ps == "defined" or (ps == "(" and v.sp(v.prev_sig(p)) == "defined") or (

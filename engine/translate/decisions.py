@@ -17,7 +17,6 @@ from .tables import (
     HIP_DATA_TYPES,
     OVERLOADS,
     UNKNOWN_PATTERN,
-    VERSION_MACROS,
 )
 
 
@@ -41,7 +40,7 @@ class Unlisted(enum.IntEnum):
     """An identifier in no API table: what else it may be."""
     NOTHING = 0
     INLINE_ASM = 1     # `asm` spelled as an identifier (__asm__ in some lexers' eyes)
-    CUDA_MACRO = 2     # a CUDA preprocessor macro (mapping/macros.tsv, CUDA_VERSION)
+    CUDA_MACRO = 2     # a CUDA preprocessor macro (mapping/macros.tsv)
     CUDA_LOOKING = 3   # looks like a CUDA API (tables.UNKNOWN_PATTERN): reported as unknown
 
 
@@ -62,10 +61,9 @@ def unlisted_kind(name: str, mapping: Any) -> Unlisted:
     """What a name no API table lists is (cached by name)."""
     kind = _unlisted.get(name)
     if kind is None:
-        macro_of = getattr(mapping, "macro", None)
         kind = _unlisted[name] = (
             Unlisted.INLINE_ASM if name in ASM_KEYWORDS else
-            Unlisted.CUDA_MACRO if (macro_of is not None and macro_of(name) is not None) or name in VERSION_MACROS
+            Unlisted.CUDA_MACRO if mapping.macro(name) is not None
             else Unlisted.CUDA_LOOKING if unknown_name_re().match(name) else Unlisted.NOTHING)
     return kind
 

@@ -119,8 +119,7 @@ class NamePass:
         if kind == Unlisted.INLINE_ASM:
             translate_asm(st, i)
         elif kind == Unlisted.CUDA_MACRO:
-            macro_of = getattr(st.mapping, "macro", None)
-            translate_macro(st, i, name, macro_of(name) if macro_of is not None else None, d, dname)
+            translate_macro(st, i, name, st.mapping.macro(name), d, dname)
         elif kind == Unlisted.CUDA_LOOKING:
             if self.own_decls is None:
                 self.own_decls = declared_names(v.toks, lambda nm: bool(unknown_name_re().match(nm)))
@@ -246,10 +245,9 @@ def _user_macros(st: TranslationState) -> set[str]:
     """Names this file defines as macros are its own (CUDA_CHECK, or a shim named like a CUDA API); a
     compiler's own macro (`#define __CUDACC__`) is not: hipify-clang renames it (driver_defines.cu)."""
     v = st.view
-    macro_of = getattr(st.mapping, "macro", None)
 
     def compiler_macro(nm: str) -> bool:
-        m = macro_of(nm) if macro_of is not None else None
+        m = st.mapping.macro(nm)
         return m is not None and m.kind == "compiler" and bool(m.hip)
 
     names = {v.sp(a + 2) for a, b, name in v.directives if name in ("define", "undef") and b - a > 2}

@@ -1,6 +1,6 @@
 """Whether a file holds its own port (in place), known without the settings that wrote it.
 
-Its own module: it asks the translation (engine/translate.py), which engine/outputs.py, imported by the
+Its own module: it asks the translation (engine/translate/), which engine/outputs.py, imported by the
 translation's build-script half, must not (tests/test_import_boundary.py: no import cycle).
 """
 

@@ -1,7 +1,7 @@
 """Which `#if` branches a preprocessor leaves inactive (--skip-excluded-preprocessor-conditional-blocks).
 
 hipify-clang decides them with clang's preprocessor in a CUDA host-only pass over the CUDA headers.
-hipport runs no preprocessor; it models that environment (translate.tables.PREPROCESSOR_DEFINED /
+hipport runs no preprocessor; it models that environment (translate/tables.py PREPROCESSOR_DEFINED /
 PREPROCESSOR_UNDEFINED), adds the -D definitions and follows the file's own `#define`/`#undef` lines in
 active code. `defined(X)` / `#ifdef X` of a macro seen nowhere is false, as for clang; a bare
 identifier seen nowhere has an unknown value, and a condition that depends on one counts as active,

@@ -26,6 +26,7 @@ import functools
 import os
 from dataclasses import dataclass
 
+from .cxx.brackets import scan_to
 from .cxx.lexer import IDENT as _IDENT
 from .cxx.lexer import Tokens
 
@@ -170,20 +171,7 @@ def _declaration(toks: Tokens, name: str, before: int) -> tuple[int, int] | None
             elif depth == 0 and (s in _STATEMENT_EDGE or s == ","):
                 break
             a -= 1
-        b = j
-        depth = 0
-        while b < len(toks):
-            s = sp(b)
-            if s in ("(", "[", "{"):
-                depth += 1
-            elif s in (")", "]", "}"):
-                if depth == 0:
-                    break
-                depth -= 1
-            elif depth == 0 and s in (";", ","):
-                break
-            b += 1
-        return a, b
+        return a, scan_to(toks.spellings(), j, len(toks), (";", ","))
     return None
 
 

@@ -68,17 +68,12 @@ class _Spell:
     """Token spellings ("" out of range) and the next token that is not a comment."""
 
     def __init__(self, toks: Tokens) -> None:
-        self.text, self.kinds, self.starts, self.ends = toks.text, toks.kinds, toks.starts, toks.ends
+        self.text, self.starts, self.ends = toks.text, toks.starts, toks.ends
         self.n = len(toks.kinds)
+        self.next = toks.next_sig
 
     def __call__(self, i: int) -> str:
         return self.text[self.starts[i]:self.ends[i]] if 0 <= i < self.n else ""
-
-    def next(self, i: int) -> int:
-        i += 1
-        while i < self.n and self.kinds[i] == COMMENT:
-            i += 1
-        return i
 
 
 def _vector_parameters(toks: Tokens, sp: _Spell, p: int) -> tuple[bool, int]:

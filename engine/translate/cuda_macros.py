@@ -39,14 +39,14 @@ def translate_macro(st: TranslationState, i: int, name: str, m: MacroEntry, d: i
     v, out = st.view, st.out
     starts, ends = v.toks.starts, v.toks.ends
     kind, hip = m.kind, m.hip
-    p = v.prev_sig(i)
+    p = v.toks.prev_sig(i)
     ps = v.sp(p)
-    in_defined = ps == "defined" or (ps == "(" and v.sp(v.prev_sig(p)) == "defined") or (
+    in_defined = ps == "defined" or (ps == "(" and v.sp(v.toks.prev_sig(p)) == "defined") or (
         d >= 0 and dname in _DEFINED_TESTS and i == d + 2)
-    j = v.next_sig(i)
-    k = v.next_sig(j)
+    j = v.toks.next_sig(i)
+    k = v.toks.next_sig(j)
     num = _number(v.sp(k)) if k < v.n and v.toks.kinds[k] == LITERAL else None
-    after = v.sp(v.next_sig(k))
+    after = v.sp(v.toks.next_sig(k))
     if (kind in ("device-pass", "version") and not in_defined and v.sp(j) in _COMPARE and num is not None
             and ps not in _ARITH and after not in _ARITH):
         _decide_comparison(st, i, k, name, kind == "version", v.sp(j), num, d, dname)
@@ -100,7 +100,7 @@ def _device_branch(st: TranslationState, i: int, k: int, name: str, orig: str, d
     rv = st.options.rocm_text
     # only a condition that is this comparison alone is changed (a compound one such as
     # `defined(__CUDA_ARCH__) && ...` is reported instead)
-    whole = i == v.next_sig(v.next_sig(d)) and v.next_sig(k) >= v.directives[dk][1]
+    whole = i == v.toks.next_sig(v.toks.next_sig(d)) and v.toks.next_sig(k) >= v.directives[dk][1]
     if whole and other is not None and not _lacking(st, other):
         # host and device passes both take the fallback: hip-clang looks names up in both, so the
         # other branch must not be seen by either
@@ -158,7 +158,7 @@ def _lacking(st: TranslationState, span: tuple[int, int]) -> list[str]:
             hit = inline_asm.is_gap(st, j)
         else:
             dj = st.decide(nm) if kinds[j] == IDENT else None
-            hit = dj is not None and dj.action == Action.REPORT and v.sp(v.prev_sig(j)) not in MEMBER_ACCESS and not (
+            hit = dj is not None and dj.action == Action.REPORT and v.sp(v.toks.prev_sig(j)) not in MEMBER_ACCESS and not (
                 st.options.shims and shims.get(nm, "call") is not None)
         if hit and nm not in names:
             names.append(nm)

@@ -17,9 +17,9 @@ def translate_asm(st: TranslationState, i: int) -> None:
 
     v, out, options = st.view, st.out, st.options
     starts, ends = v.toks.starts, v.toks.ends
-    j = v.next_sig(i)
+    j = v.toks.next_sig(i)
     while v.sp(j) in _QUALIFIERS:
-        j = v.next_sig(j)
+        j = v.toks.next_sig(j)
     if v.sp(j) != "(":
         return
     rw = ptx.rewrite(v.toks, i)

@@ -104,7 +104,7 @@ class NamePass:
         """A name in no table that a shim supplies (e.g. a device function HIP lacks)."""
         st, v = self.st, self.st.view
         sh = st.shims.usable(self.shim_table[name], v, i, st.options)
-        if sh is None or v.sp(v.prev_sig(i)) in MEMBER_ACCESS or not (sh.use == "name" or v.sp(v.next_sig(i)) == "("):
+        if sh is None or v.sp(v.toks.prev_sig(i)) in MEMBER_ACCESS or not (sh.use == "name" or v.sp(v.toks.next_sig(i)) == "("):
             return
         s, e = v.toks.starts[i], v.toks.ends[i]
         if st.options.shims:
@@ -123,7 +123,7 @@ class NamePass:
         elif kind == Unlisted.CUDA_LOOKING:
             if self.own_decls is None:
                 self.own_decls = declared_names(v.toks, lambda nm: bool(unknown_name_re().match(nm)))
-            if (v.sp(v.prev_sig(i)) not in MEMBER_ACCESS and name not in self.own_decls
+            if (v.sp(v.toks.prev_sig(i)) not in MEMBER_ACCESS and name not in self.own_decls
                     and name not in st.options.project_names):
                 st.out.report(ReportKind.UNKNOWN, name, v.toks.starts[i], v.toks.ends[i],
                               f"{name} looks like a CUDA API but is in no CUDA->HIP table; check it by hand")
@@ -131,17 +131,17 @@ class NamePass:
     def listed(self, i: int, name: str, dec: Decision, d: int, skipped: bool) -> None:
         """A name the mapping tables list."""
         st, v = self.st, self.st.view
-        p = v.prev_sig(i)
+        p = v.toks.prev_sig(i)
         ps = v.sp(p)
         if ps in (".", "->"):
             return  # a member: prop.major, obj->cudaStream
         if ps == "::":
-            pp = v.prev_sig(p)
+            pp = v.toks.prev_sig(p)
             if pp >= 0 and (v.toks.kinds[pp] == IDENT or v.sp(pp) in (">", ">>")):
                 return  # qualified by another scope (ns::cudaMalloc is not CUDA's)
         s, e = v.toks.starts[i], v.toks.ends[i]
         if dec.action == Action.NAMESPACE:
-            if v.sp(v.next_sig(i)) == "::" or ps == "namespace":
+            if v.sp(v.toks.next_sig(i)) == "::" or ps == "namespace":
                 st.out.edit(s, e, dec.hip, "api", f"{name} -> {dec.hip}")
                 st.out.count("api")
                 st.out.count(f"family.{dec.family}")
@@ -164,7 +164,7 @@ class NamePass:
         s, e = v.toks.starts[i], v.toks.ends[i]
         msg = dec.message
         sh = st.shims.usable(shims.get(name, "call"), v, i, st.options)
-        if sh is not None and v.sp(v.next_sig(i)) == "(":
+        if sh is not None and v.sp(v.toks.next_sig(i)) == "(":
             if st.options.shims:
                 st.shims.take(sh, st.out, s, e, name)
                 return
@@ -181,7 +181,7 @@ class NamePass:
         st.out.count(f"family.{dec.family}")
         st.out.count("converted")
         repl = dec.hip
-        if name in ARG_REWRITTEN_NAMES and not skipped and v.sp(v.next_sig(i)) == "(":
+        if name in ARG_REWRITTEN_NAMES and not skipped and v.sp(v.toks.next_sig(i)) == "(":
             repl = self.argument_rewrite(i, name, repl)
         if repl != name:
             st.renamed_to.add(repl)
@@ -199,8 +199,8 @@ class NamePass:
             return
         if sh.use == "overload-device":
             sh = st.shims.usable(sh, v, i, st.options)  # a file with its own min/max keeps them alone
-        if (sh is not None and sh.needed(st.options.rocm) and v.sp(v.next_sig(i)) == "("
-                and shims.call_needs(sh, v.toks, v.next_sig(i))
+        if (sh is not None and sh.needed(st.options.rocm) and v.sp(v.toks.next_sig(i)) == "("
+                and shims.call_needs(sh, v.toks, v.toks.next_sig(i))
                 and (sh.use != "overload-device" or st.has_device_code())):
             s, e = v.toks.starts[i], v.toks.ends[i]
             if st.options.shims:
@@ -213,7 +213,7 @@ class NamePass:
         the call gets (an overload chosen by its argument count)."""
         st, v = self.st, self.st.view
         roc = st.options.roc or st.options.miopen
-        o = v.next_sig(i)
+        o = v.toks.next_sig(i)
         ov = OVERLOADS.get(name)
         if ov is not None:
             ca = call_arguments(v.toks, o)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import shims
-from ..cxx.lexer import COMMENT, Tokens, declared_names, directive_spans
+from ..cxx.lexer import Tokens, declared_names, directive_spans
 from ..edits import Edit
 from ..model import Report, ReportKind
 from ..ppcond import inactive_tokens
@@ -58,23 +58,6 @@ class TextView:
     def sp(self, i: int) -> str:
         """The spelling of token i ("" out of range)."""
         return self.text[self.toks.starts[i] : self.toks.ends[i]] if 0 <= i < len(self.toks.kinds) else ""
-
-    def prev_sig(self, i: int) -> int:
-        """The token before i that is not a comment (-1 at the start)."""
-        kinds = self.toks.kinds
-        i -= 1
-        while i >= 0 and kinds[i] == COMMENT:
-            i -= 1
-        return i
-
-    def next_sig(self, i: int) -> int:
-        """The token after i that is not a comment (n at the end)."""
-        kinds = self.toks.kinds
-        n = len(kinds)
-        i += 1
-        while i < n and kinds[i] == COMMENT:
-            i += 1
-        return i
 
     def in_directive_or_inactive(self, i: int) -> bool:
         """Token i is on a preprocessor line or in an inactive #if branch (the scans leave both out)."""

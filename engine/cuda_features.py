@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cxx.lexer import IDENT, LITERAL, Tokens
+from .ptx import ASM_KEYWORDS
 
 MAX_TILE = 64  # a tile is at most one wavefront: 64 lanes on gfx9 (CDNA), 32 on RDNA
 _CG = "cooperative_groups"
@@ -167,15 +168,12 @@ def _int(s: str) -> int | None:
 # ---------------------------------------------------------------------------------------------
 # The one-line summary of reports by kind (the CLI prints it; the app can show the same counts)
 
-_ASM = frozenset({"asm", "__asm__", "__asm"})
-
-
 def feature_of(kind: str, name: str, message: str = "") -> str:
     """The feature a report belongs to: 'inline PTX', 'cooperative groups', 'headers', or the API
     family of a table name ('runtime API', 'device API', ...)."""
     if kind == "not-exact":
         return name  # the logical-warp port's own kinds: lockstep-wait, hardware, inline-ptx, coalesced-group
-    if name in _ASM:
+    if name in ASM_KEYWORDS:
         return "inline PTX"
     f = features().get(name)
     if f is not None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .cxx.lexer import LITERAL, Tokens
 
-_ASM = frozenset({"asm", "__asm__", "__asm"})
+ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})  # the words that start an asm statement
 _QUALIFIERS = frozenset({"volatile", "__volatile__", "goto", "inline"})
 
 # the words of an opcode that the expressions name: {type}, {order}, {scope}

@@ -9,8 +9,9 @@ from .. import shims
 from ..cxx.lexer import IDENT, KEYWORD, LITERAL
 from ..mapping import MacroEntry
 from ..model import ReportKind
+from ..ptx import ASM_KEYWORDS
 from . import inline_asm
-from .decisions import ASM_KEYWORDS, Action
+from .decisions import Action
 from .state import MEMBER_ACCESS, TranslationState
 from .tables import ARCH_AVAILABLE_UP_TO, CUDA_API_LEVEL
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..model import ReportKind
+from ..ptx import ASM_KEYWORDS
 from .options import TranslateOptions
 from .tables import (
     ARG_REWRITES,
@@ -44,7 +45,6 @@ class Unlisted(enum.IntEnum):
     CUDA_LOOKING = 3   # looks like a CUDA API (tables.UNKNOWN_PATTERN): reported as unknown
 
 
-ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})
 # calls whose arguments (not only their name) may change: call_args.py
 ARG_REWRITTEN_NAMES = frozenset(ARG_REWRITES) | frozenset(OVERLOADS) | frozenset(ARG_REWRITES_HIP_ONLY)
 

@@ -3,7 +3,7 @@ the rest reported."""
 
 from __future__ import annotations
 
-from .. import shims
+from .. import ptx, shims
 from ..model import ReportKind
 from .state import NO_SHIM_HINT, TranslationState
 
@@ -13,8 +13,6 @@ _QUALIFIERS = ("volatile", "__volatile__", "goto", "inline")
 
 def translate_asm(st: TranslationState, i: int) -> None:
     """Token i is `asm`/`__asm__`: translate or report the statement it starts."""
-    from .. import ptx
-
     v, out, options = st.view, st.out, st.options
     starts, ends = v.toks.starts, v.toks.ends
     j = v.toks.next_sig(i)
@@ -43,8 +41,6 @@ def translate_asm(st: TranslationState, i: int) -> None:
 
 def is_gap(st: TranslationState, i: int) -> bool:
     """The asm statement at token i stays untranslated (what translate_asm reports)."""
-    from .. import ptx
-
     rw = ptx.rewrite(st.view.toks, i)
     return (isinstance(rw, str) and rw != ptx.EMPTY) or (
         isinstance(rw, ptx.Rewrite) and bool(rw.helper) and not st.options.shims)

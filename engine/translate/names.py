@@ -8,11 +8,11 @@ from __future__ import annotations
 from .. import bf16, shims
 from ..cxx.lexer import IDENT, KEYWORD, declared_names
 from ..model import ReportKind
+from ..ptx import ASM_KEYWORDS
 from .call_args import Call, call_arguments, rewrite_calls
 from .cuda_macros import translate_macro
 from .decisions import (
     ARG_REWRITTEN_NAMES,
-    ASM_KEYWORDS,
     Action,
     Decision,
     Unlisted,

@@ -12,7 +12,7 @@ from ..model import ReportKind
 from ..ptx import ASM_KEYWORDS
 from . import inline_asm
 from .decisions import Action
-from .state import MEMBER_ACCESS, TranslationState
+from .state import MEMBER_OR_SCOPE, TranslationState
 from .tables import ARCH_AVAILABLE_UP_TO, CUDA_API_LEVEL
 
 _COMPARE = {">=", ">", "<=", "<", "==", "!="}
@@ -159,7 +159,7 @@ def _lacking(st: TranslationState, span: tuple[int, int]) -> list[str]:
             hit = inline_asm.is_gap(st, j)
         else:
             dj = st.decide(nm) if kinds[j] == IDENT else None
-            hit = dj is not None and dj.action == Action.REPORT and v.sp(v.toks.prev_sig(j)) not in MEMBER_ACCESS and not (
+            hit = dj is not None and dj.action == Action.REPORT and v.sp(v.toks.prev_sig(j)) not in MEMBER_OR_SCOPE and not (
                 st.options.shims and shims.get(nm, "call") is not None)
         if hit and nm not in names:
             names.append(nm)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from ..mapping import Mapping
 from ..model import ReportKind
 from ..ptx import ASM_KEYWORDS
 from .options import TranslateOptions
@@ -57,7 +58,7 @@ def unknown_name_re() -> re.Pattern[str]:
     return re.compile(UNKNOWN_PATTERN)  # compiled on first use: ~4 ms, not needed by every run
 
 
-def unlisted_kind(name: str, mapping: Any) -> Unlisted:
+def unlisted_kind(name: str, mapping: Mapping) -> Unlisted:
     """What a name no API table lists is (cached by name)."""
     kind = _unlisted.get(name)
     if kind is None:
@@ -68,7 +69,7 @@ def unlisted_kind(name: str, mapping: Any) -> Unlisted:
     return kind
 
 
-def _decide(name: str, mapping: Any, options: TranslateOptions) -> Decision | None:
+def _decide(name: str, mapping: Mapping, options: TranslateOptions) -> Decision | None:
     e = mapping.lookup(name)
     if e is None:
         return None
@@ -102,7 +103,7 @@ def _decide(name: str, mapping: Any, options: TranslateOptions) -> Decision | No
     return Decision(action, target, fam, None, "", "")
 
 
-def decider(mapping: Any, options: TranslateOptions) -> Callable[[str], Decision | None]:
+def decider(mapping: Mapping, options: TranslateOptions) -> Callable[[str], Decision | None]:
     """`decide(name)`: the Decision for a name under these options, None for a name in no table."""
     key = (id(mapping), options.rocm, options.roc, options.experimental, options.miopen, options.hip_data_types)
     cache = _decisions.setdefault(key, {})
@@ -117,7 +118,7 @@ def decider(mapping: Any, options: TranslateOptions) -> Callable[[str], Decision
     return decide
 
 
-def load_mapping() -> Any:
+def load_mapping() -> Mapping:
     from ..mapping import load
 
     return load()

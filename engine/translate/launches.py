@@ -4,15 +4,14 @@ also where a macro's body holds the launch (written at the macro's call site, af
 from __future__ import annotations
 
 import bisect
-from typing import Any
 
 from ..edits import Edit, apply_edits
-from ..launch import launch_edits, macro_launches
+from ..launch import MacroLaunch, launch_edits, macro_launches
 from ..model import ReportKind
 from .state import TextView, TranslationState
 
 
-def translate_launches(st: TranslationState) -> list[Any]:
+def translate_launches(st: TranslationState) -> list[MacroLaunch]:
     """Launch edits and reports; returns the macro call sites whose launches compose_macro_launches
     writes once every other pass has made its edits."""
     v = st.view
@@ -31,7 +30,7 @@ def translate_launches(st: TranslationState) -> list[Any]:
     return sites
 
 
-def compose_macro_launches(st: TranslationState, sites: list[Any]) -> None:
+def compose_macro_launches(st: TranslationState, sites: list[MacroLaunch]) -> None:
     """Replace each call site by its hipLaunchKernelGGL text; the edits inside a call-site span
     (renames in the arguments) are applied to that span's text, and dropped from the list."""
     if not sites:

@@ -20,7 +20,7 @@ from .decisions import (
     unlisted_kind,
 )
 from .inline_asm import translate_asm
-from .state import MEMBER_ACCESS, NO_SHIM_HINT, TranslationState
+from .state import MEMBER_OR_SCOPE, NO_SHIM_HINT, TranslationState
 from .tables import ARG_REWRITES, ARG_REWRITES_HIP_ONLY, OVERLOADS
 
 # directives whose identifiers are no code (`#include <cuda.h>`, `#pragma unroll`, `#error ...`)
@@ -39,7 +39,7 @@ class NamePass:
         v = st.view
         self.user_macros = _user_macros(st)
         # legacy cuBLAS names hipBLAS/rocBLAS have only in the v2 API: translated when cublas_v2.h is included
-        self.blas_v2_only: frozenset[str] = getattr(st.mapping, "blas_v2_only", frozenset())
+        self.blas_v2_only = st.mapping.blas_v2_only
         self.has_cublas_v2 = any(name == "include" and "cublas_v2.h" in v.text[v.toks.starts[a]:v.toks.ends[b - 1]]
                                  for a, b, name in v.directives)
         self.calls: list[Call] = []  # calls whose arguments change (call_args.py)
@@ -104,7 +104,7 @@ class NamePass:
         """A name in no table that a shim supplies (e.g. a device function HIP lacks)."""
         st, v = self.st, self.st.view
         sh = st.shims.usable(self.shim_table[name], v, i, st.options)
-        if sh is None or v.sp(v.toks.prev_sig(i)) in MEMBER_ACCESS or not (sh.use == "name" or v.sp(v.toks.next_sig(i)) == "("):
+        if sh is None or v.sp(v.toks.prev_sig(i)) in MEMBER_OR_SCOPE or not (sh.use == "name" or v.sp(v.toks.next_sig(i)) == "("):
             return
         s, e = v.toks.starts[i], v.toks.ends[i]
         if st.options.shims:
@@ -119,11 +119,13 @@ class NamePass:
         if kind == Unlisted.INLINE_ASM:
             translate_asm(st, i)
         elif kind == Unlisted.CUDA_MACRO:
-            translate_macro(st, i, name, st.mapping.macro(name), d, dname)
+            macro = st.mapping.macro(name)
+            assert macro is not None  # what CUDA_MACRO means: mapping/macros.tsv lists it
+            translate_macro(st, i, name, macro, d, dname)
         elif kind == Unlisted.CUDA_LOOKING:
             if self.own_decls is None:
                 self.own_decls = declared_names(v.toks, lambda nm: bool(unknown_name_re().match(nm)))
-            if (v.sp(v.toks.prev_sig(i)) not in MEMBER_ACCESS and name not in self.own_decls
+            if (v.sp(v.toks.prev_sig(i)) not in MEMBER_OR_SCOPE and name not in self.own_decls
                     and name not in st.options.project_names):
                 st.out.report(ReportKind.UNKNOWN, name, v.toks.starts[i], v.toks.ends[i],
                               f"{name} looks like a CUDA API but is in no CUDA->HIP table; check it by hand")

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .. import shims
 from ..cxx.lexer import Tokens, declared_names, directive_spans
 from ..edits import Edit
+from ..mapping import Mapping
 from ..model import Report, ReportKind
 from ..ppcond import inactive_tokens
 from .decisions import Decision
 from .options import TranslateOptions
 
 NO_SHIM_HINT = "; hipport inserts an exact replacement unless --no-shims is given"
-MEMBER_ACCESS = (".", "->", "::")
+MEMBER_OR_SCOPE = (".", "->", "::")  # before a name: a member, or a name in a scope
 _CUDA_WORDS = frozenset({"__global__", "__device__", "__shared__", "__constant__", "threadIdx", "blockIdx",
                          "blockDim", "gridDim", "__syncthreads", "<<<"})
 
@@ -117,7 +117,7 @@ class TranslationState:
     view: TextView
     out: Output
     options: TranslateOptions
-    mapping: Any
+    mapping: Mapping
     decide: Callable[[str], Decision | None]
     cuda_file: bool                      # .cu/.cuh: nvcc includes cuda_runtime.h implicitly
     c_header: bool                       # a .h (C files may include it too)

@@ -1,6 +1,11 @@
-"""translate(source): the translator for the source's language; translate_text: one C++/CUDA text through the passes, in this order (each pass reads what the earlier
-ones left in the TranslationState; edits are made on the original text, so the order only decides
-which pass sees which edits and the order of ties):
+"""The translation's entry points.
+
+translate(source): the translator for the source's language (Python: engine/python_host.py; Makefile and
+CMake: engine/buildsys; C++/CUDA: translate_text, with the AST's user declarations where available).
+
+translate_text(text): one C++/CUDA text through the passes, in this order (each pass reads what the
+earlier ones left in the TranslationState; edits are made on the original text, so the order only
+decides which pass sees which edits and the order of ties):
 
 names (renames, reports, shims, argument rewrites) -> checks (collapsed overloads, CUDA features,
 struct members, vector operators) -> headers (includes, hip_runtime.h, type headers, shim blocks)
@@ -60,7 +65,6 @@ def translate_text(
     translate_literals(st)
     compose_macro_launches(st, macro_sites)
     return st.out
-
 
 
 def translate(source: Source, options: TranslateOptions | None = None) -> Translation:

@@ -81,7 +81,8 @@ def main() -> int:
         # 1. engine, in-process, token mode
         from hipport.engine.edits import apply_edits
         from hipport.engine.source import read_source
-        from hipport.engine.translate import TranslateOptions, translate
+        from hipport.engine.translate.driver import translate
+        from hipport.engine.translate.options import TranslateOptions
 
         srcs = [read_source(p) for p in sorted(corpus.rglob("*")) if p.is_file()]
         for syntax in ("chevron", "ggl"):

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from hipport.engine.source import Language, Source, language_for
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import analyze
 
 ROOT = Path(__file__).resolve().parents[1]

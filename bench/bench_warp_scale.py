@@ -58,7 +58,8 @@ def child(kind: str, size: int) -> None:
     """One measurement in this process; prints a JSON line."""
     from hipport.engine.pipeline import port
     from hipport.engine.source import Language, Source
-    from hipport.engine.translate import TranslateOptions, translate
+    from hipport.engine.translate.driver import translate
+    from hipport.engine.translate.options import TranslateOptions
     from hipport.engine.warp import analyze
 
     text = INPUTS[kind](size)

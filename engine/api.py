@@ -20,7 +20,7 @@ from . import __version__
 from .config import Config, ConfigError, load_config
 from .model import FixStyle
 from .report import FileReport, report_dict, report_path, source_root
-from .translate import TranslateOptions
+from .translate.options import TranslateOptions
 
 if TYPE_CHECKING:
     from .warp import WarpOptions
@@ -131,7 +131,7 @@ class WarpScan:
 def warp_scan(paths: Sequence[str | Path], cfg: Config, options: TranslateOptions, *, findings: bool) -> WarpScan:
     """Translation reports (and with `findings` the warp analysis) of every file under `paths`."""
     from .source import Source, SourceError, read_source
-    from .translate import translate
+    from .translate.driver import translate
     from .warp import analyze
 
     wopts = warp_options(cfg)

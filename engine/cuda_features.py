@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cxx.lexer import IDENT, LITERAL, Tokens
+from .ptx import ASM_KEYWORDS
 
 MAX_TILE = 64  # a tile is at most one wavefront: 64 lanes on gfx9 (CDNA), 32 on RDNA
 _CG = "cooperative_groups"
@@ -66,15 +67,7 @@ def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lamb
     def sp(i: int) -> str:
         return text[starts[i]:ends[i]] if 0 <= i < n else ""
 
-    aliases = {_CG}
-    using_ns = False
-    for i in range(n - 3):
-        if kinds[i] == IDENT and sp(i) == _CG:
-            if sp(i - 1) == "=" and sp(i - 3) == "namespace":
-                aliases.add(sp(i - 2))
-            elif sp(i - 1) == "namespace" and sp(i - 2) == "using":
-                using_ns = True
-    op_headers = any(h in text for h in _OP_HEADERS)
+    names = _CgNames.of(toks, sp)
     out: list[Found] = []
     v = ".".join(map(str, rocm))
     for i in range(n):
@@ -85,27 +78,7 @@ def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lamb
             _tile(toks, i, sp, out)
             continue
         f = feats.get(name)
-        if f is None:
-            continue
-        prev = sp(i - 1)
-        if f.scope == "any":
-            ok = True
-        elif f.scope == "member":
-            ok = prev in (".", "->") and (using_ns or len(aliases) > 1 or _CG in text)
-        else:
-            if prev == "::":
-                j = i - 2  # walk the qualifier chain: cg::experimental::block_tile_memory
-                quals = []
-                while j >= 0 and kinds[j] == IDENT:
-                    quals.append(sp(j))
-                    if sp(j - 1) != "::":
-                        break
-                    j -= 2
-                ok = any(q in aliases for q in quals)
-            else:
-                ok = (prev not in (".", "->") and using_ns
-                      and (f.scope == "cg" or op_headers))
-        if not ok:
+        if f is None or not names.refers_to(f, toks, i, sp):
             continue
         if f.hip_added and version_at_least(rocm, f.hip_added):
             continue
@@ -115,6 +88,45 @@ def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lamb
         else:
             out.append(("unsupported", name, starts[i], ends[i], f"{name} has no HIP equivalent: {f.note}", "", i))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _CgNames:
+    """How the file names cooperative groups: namespace aliases, `using namespace`, operator headers."""
+    aliases: frozenset[str]
+    using_ns: bool
+    op_headers: bool
+    mentions_cg: bool
+
+    @classmethod
+    def of(cls, toks: Tokens, sp: Callable[[int], str]) -> _CgNames:
+        aliases = {_CG}
+        using_ns = False
+        for i in range(len(toks.kinds) - 3):
+            if toks.kinds[i] == IDENT and sp(i) == _CG:
+                if sp(i - 1) == "=" and sp(i - 3) == "namespace":
+                    aliases.add(sp(i - 2))
+                elif sp(i - 1) == "namespace" and sp(i - 2) == "using":
+                    using_ns = True
+        return cls(frozenset(aliases), using_ns, any(h in toks.text for h in _OP_HEADERS), _CG in toks.text)
+
+    def refers_to(self, f: Feature, toks: Tokens, i: int, sp: Callable[[int], str]) -> bool:
+        """Token i (named like feature f) is that feature where it stands."""
+        prev = sp(i - 1)
+        if f.scope == "any":
+            return True
+        if f.scope == "member":
+            return prev in (".", "->") and (self.using_ns or len(self.aliases) > 1 or self.mentions_cg)
+        if prev == "::":
+            j = i - 2  # walk the qualifier chain: cg::experimental::block_tile_memory
+            quals = []
+            while j >= 0 and toks.kinds[j] == IDENT:
+                quals.append(sp(j))
+                if sp(j - 1) != "::":
+                    break
+                j -= 2
+            return any(q in self.aliases for q in quals)
+        return prev not in (".", "->") and self.using_ns and (f.scope == "cg" or self.op_headers)
 
 
 def _tile(toks: Tokens, i: int, sp: Callable[[int], str], out: list[Found]) -> None:
@@ -156,15 +168,12 @@ def _int(s: str) -> int | None:
 # ---------------------------------------------------------------------------------------------
 # The one-line summary of reports by kind (the CLI prints it; the app can show the same counts)
 
-_ASM = frozenset({"asm", "__asm__", "__asm"})
-
-
 def feature_of(kind: str, name: str, message: str = "") -> str:
     """The feature a report belongs to: 'inline PTX', 'cooperative groups', 'headers', or the API
     family of a table name ('runtime API', 'device API', ...)."""
     if kind == "not-exact":
         return name  # the logical-warp port's own kinds: lockstep-wait, hardware, inline-ptx, coalesced-group
-    if name in _ASM:
+    if name in ASM_KEYWORDS:
         return "inline PTX"
     f = features().get(name)
     if f is not None:

@@ -1,6 +1,6 @@
 """Whether a file holds its own port (in place), known without the settings that wrote it.
 
-Its own module: it asks the translation (engine/translate.py), which engine/outputs.py, imported by the
+Its own module: it asks the translation (engine/translate/), which engine/outputs.py, imported by the
 translation's build-script half, must not (tests/test_import_boundary.py: no import cycle).
 """
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 from .outputs import original_copy
 from .source import SourceError, read_source
-from .translate import TranslateError, TranslateOptions, translate
+from .translate.driver import translate
+from .translate.options import TranslateError, TranslateOptions
 
 
 def ported_in_place(path: Path) -> bool:

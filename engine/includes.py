@@ -24,7 +24,7 @@ from typing import Any
 
 from .cxx.lexer import COMMENT, Tokens
 from .edits import Edit
-from .translate_tables import (
+from .translate.tables import (
     HIP_RUNTIME_HEADER,
     MAIN_ONCE_APIS,
     NEEDS_RUNTIME_FIRST,

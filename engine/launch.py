@@ -12,12 +12,13 @@ site (macro_launches: a body that is one launch of a kernel passed as a paramete
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from .cxx.brackets import CLOSE, OPEN, angle_open, closing, split_commas
 from .cxx.lexer import IDENT, KEYWORD, PUNCT, Tokens
 from .edits import Edit
-from .translate_tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
+from .translate.tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,14 +149,28 @@ def launch_edits(
     `directive_of[i]` is the index of the directive holding token i (-1 outside directives);
     a launch must lie wholly in code or wholly in one `#define` body.
     """
-    text = toks.text
     edits: list[Edit] = []
     problems: list[LaunchProblem] = []
-    n = len(toks)
-    tx = toks.spellings()
-    template_kernels: set[str] | None = None
-    name_macros: dict[str, tuple[str, ...]] = {}
-    # each token's region: a run of code tokens between directives, or one directive (O(n) once)
+    region_lo, region_hi = _regions(directive_of, len(toks))
+    kernels = _TemplateKernels(toks, directive_of, directive_names)
+    for i in range(len(toks)):
+        if toks.kinds[i] != PUNCT or _sp(toks, i) != "<<<" or (skip and i in skip):
+            continue
+        d = directive_of[i]
+        if d >= 0 and directive_names.get(d) != "define":
+            continue
+        launch = _parse_launch(toks, i, region_lo[i], region_hi[i])
+        if isinstance(launch, str):
+            problems.append(LaunchProblem(toks.starts[i], toks.ends[i], launch))
+            continue
+        if not launch.templated and toks.kinds[i - 1] == IDENT:
+            launch = dataclasses.replace(launch, templated=kernels.templated(_sp(toks, i - 1)))
+        edits.extend(_launch_rewrite(toks, launch))
+    return edits, problems
+
+
+def _regions(directive_of: list[int], n: int) -> tuple[list[int], list[int]]:
+    """Each token's region [lo, hi): a run of code tokens between directives, or one directive (O(n) once)."""
     region_lo = [0] * n
     region_hi = [0] * n
     a = 0
@@ -165,99 +180,123 @@ def launch_edits(
                 region_lo[k] = a
                 region_hi[k] = j
             a = j
-    for i in range(n):
-        if toks.kinds[i] != PUNCT or _sp(toks, i) != "<<<" or (skip and i in skip):
+    return region_lo, region_hi
+
+
+class _TemplateKernels:
+    """Which launched names are templates (read from the file once, on the first launch that asks)."""
+
+    def __init__(self, toks: Tokens, directive_of: list[int], directive_names: dict[int, str]) -> None:
+        self.toks, self.directive_of, self.directive_names = toks, directive_of, directive_names
+        self.kernels: set[str] | None = None
+        self.name_macros: dict[str, tuple[str, ...]] = {}
+
+    def templated(self, name: str) -> bool:
+        if self.kernels is None:
+            self.kernels = function_template_kernels(self.toks)
+            self.name_macros = _object_macros(self.toks, self.directive_of, self.directive_names)
+        body = self.name_macros.get(name, ())  # KERNEL_NAME_MACRO<<<...>>> with `#define KERNEL_NAME_MACRO k<T>`
+        return name in self.kernels or "<" in body or bool(body and body[-1] in self.kernels)
+
+
+@dataclass(frozen=True, slots=True)
+class _Launch:
+    at: int                       # token index of `<<<`
+    close: int                    # token index of `>>>`
+    paren_close: int              # token index of the `)` closing the kernel arguments
+    name_start: int               # first token of the kernel expression
+    templated: bool
+    config: list[tuple[int, int]]  # token ranges of grid, block[, shared memory[, stream]]
+
+
+def _launch_close(toks: Tokens, i: int, hi: int) -> int:
+    """The `>>>` of the `<<<` at token i (-1: none before the statement, region or next `<<<` ends)."""
+    depth = 0
+    for j in range(i + 1, hi):
+        if toks.kinds[j] != PUNCT:
             continue
-        d = directive_of[i]
-        if d >= 0 and directive_names.get(d) != "define":
-            continue
-        lo, hi = region_lo[i], region_hi[i]
-        close = -1
-        depth = 0
-        for j in range(i + 1, hi):
-            if toks.kinds[j] != PUNCT:
-                continue
-            s = _sp(toks, j)
-            if s in OPEN:
-                depth += 1
-            elif s in CLOSE:
-                depth -= 1
-            elif s == ">>>" and depth == 0:
-                close = j
-                break
-            elif s in (";", "<<<") and depth == 0:
-                # another `<<<` first: this one is stray (its `>>>` belongs to the next launch)
-                break
-        where = (toks.starts[i], toks.ends[i])
-        if close < 0 or close + 1 >= hi or _sp(toks, close + 1) != "(":
-            problems.append(LaunchProblem(*where, "kernel launch split across a macro and its use (or malformed); "
-                                          "rewrite it as hipLaunchKernelGGL by hand"))
-            continue
-        paren_close = closing(tx, close + 1, hi)
-        if paren_close < 0:
-            problems.append(LaunchProblem(*where, "kernel launch arguments not closed before the end of the "
-                                          "statement or macro; rewrite it by hand"))
-            continue
-        if i - 1 < lo:
-            problems.append(LaunchProblem(*where, "kernel launch without a visible kernel name (macro argument "
-                                          "split?); rewrite it by hand"))
-            continue
-        name = _kernel_name_start(toks, i - 1, lo)
-        cfg = split_arguments(toks, i + 1, close)
-        if name is None or cfg is None or not 2 <= len(cfg) <= 4:
-            problems.append(LaunchProblem(*where, "kernel launch with an unusual kernel expression or launch "
-                                          "configuration; rewrite it as hipLaunchKernelGGL by hand"))
-            continue
-        ns, templated = name
-        if not templated and toks.kinds[i - 1] == IDENT:
-            if template_kernels is None:
-                template_kernels = function_template_kernels(toks)
-                name_macros = _object_macros(toks, directive_of, directive_names)
-            body = name_macros.get(tx[i - 1], ())  # KERNEL_NAME_MACRO<<<...>>> with `#define KERNEL_NAME_MACRO k<T>`
-            templated = tx[i - 1] in template_kernels or "<" in body or bool(body and body[-1] in template_kernels)
-        st = toks.starts
-        en = toks.ends
-        name_end = en[i - 1]
-        out: list[Edit] = []
-        head = LAUNCH_MACRO + "(" + (TEMPLATE_KERNEL_WRAPPER + "(" if templated else "")
-        out.append(Edit(st[ns], st[ns], head, "launch"))
-        # grid and block are wrapped in dim3(...) unless written as dim3(...) already
-        wrap = [not (_sp(toks, a) == "dim3" and a + 1 < b and _sp(toks, a + 1) == "("
-                     and closing(tx, a + 1, b) == b - 1) for a, b in cfg[:2]]
-        open_repl = (")" if templated else "") + ", " + ("dim3(" if wrap[0] else "")
-        if _no_newline(text, name_end, st[cfg[0][0]]):
-            out.append(Edit(name_end, st[cfg[0][0]], open_repl, "launch"))
-        elif _no_newline(text, name_end, en[i]):
-            out.append(Edit(name_end, en[i], open_repl, "launch"))
+        s = _sp(toks, j)
+        if s in OPEN:
+            depth += 1
+        elif s in CLOSE:
+            depth -= 1
+        elif s == ">>>" and depth == 0:
+            return j
+        elif s in (";", "<<<") and depth == 0:
+            # another `<<<` first: this one is stray (its `>>>` belongs to the next launch)
+            return -1
+    return -1
+
+
+def _parse_launch(toks: Tokens, i: int, lo: int, hi: int) -> _Launch | str:
+    """The launch at `<<<` token i within region [lo, hi), or why it cannot be moved."""
+    close = _launch_close(toks, i, hi)
+    if close < 0 or close + 1 >= hi or _sp(toks, close + 1) != "(":
+        return "kernel launch split across a macro and its use (or malformed); rewrite it as hipLaunchKernelGGL by hand"
+    paren_close = closing(toks.spellings(), close + 1, hi)
+    if paren_close < 0:
+        return "kernel launch arguments not closed before the end of the statement or macro; rewrite it by hand"
+    if i - 1 < lo:
+        return "kernel launch without a visible kernel name (macro argument split?); rewrite it by hand"
+    name = _kernel_name_start(toks, i - 1, lo)
+    cfg = split_arguments(toks, i + 1, close)
+    if name is None or cfg is None or not 2 <= len(cfg) <= 4:
+        return ("kernel launch with an unusual kernel expression or launch configuration; rewrite it as "
+                "hipLaunchKernelGGL by hand")
+    return _Launch(i, close, paren_close, name[0], name[1], cfg)
+
+
+def _launch_rewrite(toks: Tokens, launch: _Launch) -> list[Edit]:
+    """The edits of one launch: the head before the kernel, `<<<` and the configuration's commas,
+    then `>>>(` (the defaults the configuration leaves out added)."""
+    text, tx, st, en = toks.text, toks.spellings(), toks.starts, toks.ends
+    i, cfg, templated = launch.at, launch.config, launch.templated
+    name_end = en[i - 1]
+    out: list[Edit] = []
+    head = LAUNCH_MACRO + "(" + (TEMPLATE_KERNEL_WRAPPER + "(" if templated else "")
+    out.append(Edit(st[launch.name_start], st[launch.name_start], head, "launch"))
+    # grid and block are wrapped in dim3(...) unless written as dim3(...) already
+    wrap = [not (tx[a] == "dim3" and a + 1 < b and tx[a + 1] == "(" and closing(tx, a + 1, b) == b - 1)
+            for a, b in cfg[:2]]
+    open_repl = (")" if templated else "") + ", " + ("dim3(" if wrap[0] else "")
+    if _no_newline(text, name_end, st[cfg[0][0]]):
+        out.append(Edit(name_end, st[cfg[0][0]], open_repl, "launch"))
+    elif _no_newline(text, name_end, en[i]):
+        out.append(Edit(name_end, en[i], open_repl, "launch"))
+    else:
+        out.append(Edit(st[i], en[i], open_repl, "launch"))
+    for k in range(len(cfg) - 1):
+        a_end = en[cfg[k][1] - 1]
+        comma = cfg[k][1]
+        b_start = st[cfg[k + 1][0]]
+        if k == 0:
+            repl = (")" if wrap[0] else "") + ", " + ("dim3(" if wrap[1] else "")
         else:
-            out.append(Edit(st[i], en[i], open_repl, "launch"))
-        for k in range(len(cfg) - 1):
-            a_end = en[cfg[k][1] - 1]
-            comma = cfg[k][1]
-            b_start = st[cfg[k + 1][0]]
-            if k == 0:
-                repl = (")" if wrap[0] else "") + ", " + ("dim3(" if wrap[1] else "")
-            else:
-                repl = (")" if k == 1 and wrap[1] else "") + ", "
-            if _no_newline(text, a_end, b_start):
-                out.append(Edit(a_end, b_start, repl, "launch"))
-            else:
-                out.append(Edit(st[comma], en[comma], repl.rstrip(), "launch"))
-        last_end = en[cfg[-1][1] - 1]
-        tail = {2: (")" if wrap[1] else "") + ", 0, 0", 3: ", 0", 4: ""}[len(cfg)]
-        has_args = paren_close > close + 2
-        if has_args and _no_newline(text, last_end, st[close + 2]):
-            out.append(Edit(last_end, st[close + 2], tail + ", ", "launch"))
-        elif _no_newline(text, last_end, en[close + 1]):
-            end = en[close + 1]
-            if not has_args and text[end : st[paren_close]].strip(" \t") == "":
-                end = st[paren_close]  # `k<<<g, b>>>( )`: hipify-clang writes `..., 0, 0)`
-            out.append(Edit(last_end, end, tail + (", " if has_args else ""), "launch"))
+            repl = (")" if k == 1 and wrap[1] else "") + ", "
+        if _no_newline(text, a_end, b_start):
+            out.append(Edit(a_end, b_start, repl, "launch"))
         else:
-            out.append(Edit(st[close], en[close], tail, "launch"))
-            out.append(Edit(st[close + 1], en[close + 1], ", " if has_args else "", "launch"))
-        edits.extend(out)
-    return edits, problems
+            out.append(Edit(st[comma], en[comma], repl.rstrip(), "launch"))
+    tail = {2: (")" if wrap[1] else "") + ", 0, 0", 3: ", 0", 4: ""}[len(cfg)]
+    out.extend(_close_edits(toks, launch, tail))
+    return out
+
+
+def _close_edits(toks: Tokens, launch: _Launch, tail: str) -> list[Edit]:
+    """`>>>(` after the last configuration argument becomes `tail` and the comma before the arguments."""
+    text, st, en = toks.text, toks.starts, toks.ends
+    close, paren_close = launch.close, launch.paren_close
+    last_end = en[launch.config[-1][1] - 1]
+    has_args = paren_close > close + 2
+    if has_args and _no_newline(text, last_end, st[close + 2]):
+        return [Edit(last_end, st[close + 2], tail + ", ", "launch")]
+    if _no_newline(text, last_end, en[close + 1]):
+        end = en[close + 1]
+        if not has_args and text[end : st[paren_close]].strip(" \t") == "":
+            end = st[paren_close]  # `k<<<g, b>>>( )`: hipify-clang writes `..., 0, 0)`
+        return [Edit(last_end, end, tail + (", " if has_args else ""), "launch")]
+    return [Edit(st[close], en[close], tail, "launch"),
+            Edit(st[close + 1], en[close + 1], ", " if has_args else "", "launch")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,73 +360,92 @@ def macro_launches(toks: Tokens, directives: list[tuple[int, int, str]], directi
     if not defs:
         return [], set()
     tx = toks.spellings()
-    st, en, text = toks.starts, toks.ends, toks.text
-    n = len(tx)
     template_kernels = function_template_kernels(toks)
     handled = {j for a, b, name in directives if name == "define" and tx[a + 2] in defs
                for j in range(a, b) if tx[j] == "<<<"}
     sites: list[MacroLaunch] = []
-    for i in range(n - 1):
+    for i in range(len(tx) - 1):
         d = defs.get(tx[i]) if toks.kinds[i] == IDENT else None
         if d is None or directive_of[i] >= 0 or tx[i + 1] != "(" or (i > 0 and tx[i - 1] in (".", "->", "::")):
             continue
-        close = closing(tx, i + 1, n)
-        if close < 0:
-            continue
-        call = split_arguments(toks, i + 2, close) if close > i + 2 else []
-        if call is None:
-            continue
-        spans = [(st[x], en[y - 1]) for x, y in call]
-        binding: dict[str, list[str | tuple[int, int]]] = {}
-        if d.params is not None:
-            named = [p for p in d.params if p not in ("...",)]
-            if len(spans) < len(named) or ("..." not in d.params and len(spans) != len(named)):
-                continue
-            for p, sp in zip(named, spans, strict=False):
-                binding[p] = [sp]
-            rest = spans[len(named):]
-            va: list[str | tuple[int, int]] = []
-            for k, sp in enumerate(rest):
-                va += ([", "] if k else []) + [sp]
-            binding["__VA_ARGS__"] = va
-
-        def render(lo: int, hi: int, binding: dict[str, list[str | tuple[int, int]]] = binding
-                   ) -> list[str | tuple[int, int]]:
-            pieces: list[str | tuple[int, int]] = []
-            for j in range(lo, hi):
-                if j > lo and st[j] > en[j - 1]:
-                    pieces.append(" ")
-                pieces += binding.get(tx[j], [tx[j]])
-            return pieces
-
-        kernel = render(*d.kernel)
-        kname = tx[d.kernel[1] - 1]
-        if d.params is not None:
-            ksp = binding[tx[d.kernel[0]]][0]
-            assert isinstance(ksp, tuple)
-            ktext = text[ksp[0] : ksp[1]]
-            templated = "<" in ktext or ktext.split("::")[-1].strip() in template_kernels
-        else:
-            templated = "<" in tx[d.kernel[0] : d.kernel[1]] or kname in template_kernels
-        pieces: list[str | tuple[int, int]] = [LAUNCH_MACRO + "("]
-        pieces += [TEMPLATE_KERNEL_WRAPPER + "(", *kernel, ")"] if templated else kernel
-        for k, (lo, hi) in enumerate(d.config):
-            dim = k < 2 and not (tx[lo] == "dim3" and tx[lo + 1 : lo + 2] == ["("] and closing(tx, lo + 1, hi) == hi - 1)
-            pieces += [", "] + (["dim3("] if dim else []) + render(lo, hi) + ([")"] if dim else [])
-        pieces += [", 0"] * (4 - len(d.config))
-        if d.args is not None:
-            args = render(*d.args) if d.args[1] > d.args[0] else []
-        else:
-            args = _join(spans)
-        if args:
-            pieces += [", ", *args]
-        pieces.append(")")
-        sites.append(MacroLaunch(st[i], en[close], tuple(pieces)))
+        site = _macro_site(toks, tx, i, d, template_kernels)
+        if site is not None:
+            sites.append(site)
     return sites, handled
 
 
-def _join(spans: list[tuple[int, int]]) -> list[str | tuple[int, int]]:
-    out: list[str | tuple[int, int]] = []
+_Pieces = list[str | tuple[int, int]]  # text, and (start, end) spans of the original text
+
+
+def _macro_site(toks: Tokens, tx: list[str], i: int, d: _MacroLaunchDef, template_kernels: set[str]
+                ) -> MacroLaunch | None:
+    """The call of macro `d` at token i written as a hipLaunchKernelGGL (None: its arguments do not fit)."""
+    close = closing(tx, i + 1, len(tx))
+    if close < 0:
+        return None
+    call = split_arguments(toks, i + 2, close) if close > i + 2 else []
+    if call is None:
+        return None
+    spans = [(toks.starts[x], toks.ends[y - 1]) for x, y in call]
+    binding = _bind(d, spans)
+    if binding is None:
+        return None
+    kernel = _render(toks, tx, binding, *d.kernel)
+    pieces: _Pieces = [LAUNCH_MACRO + "("]
+    pieces += [TEMPLATE_KERNEL_WRAPPER + "(", *kernel, ")"] if _templated(toks, tx, d, binding, template_kernels) \
+        else kernel
+    for k, (lo, hi) in enumerate(d.config):
+        dim = k < 2 and not (tx[lo] == "dim3" and tx[lo + 1 : lo + 2] == ["("] and closing(tx, lo + 1, hi) == hi - 1)
+        pieces += [", "] + (["dim3("] if dim else []) + _render(toks, tx, binding, lo, hi) + ([")"] if dim else [])
+    pieces += [", 0"] * (4 - len(d.config))
+    if d.args is not None:
+        args = _render(toks, tx, binding, *d.args) if d.args[1] > d.args[0] else []
+    else:
+        args = _join(spans)
+    if args:
+        pieces += [", ", *args]
+    pieces.append(")")
+    return MacroLaunch(toks.starts[i], toks.ends[close], tuple(pieces))
+
+
+def _bind(d: _MacroLaunchDef, spans: list[tuple[int, int]]) -> dict[str, _Pieces] | None:
+    """The macro's parameters bound to the call's argument spans (None: the argument count does not fit)."""
+    binding: dict[str, _Pieces] = {}
+    if d.params is None:
+        return binding
+    named = [p for p in d.params if p not in ("...",)]
+    if len(spans) < len(named) or ("..." not in d.params and len(spans) != len(named)):
+        return None
+    for p, sp in zip(named, spans, strict=False):
+        binding[p] = [sp]
+    binding["__VA_ARGS__"] = _join(spans[len(named):])
+    return binding
+
+
+def _render(toks: Tokens, tx: list[str], binding: dict[str, _Pieces], lo: int, hi: int) -> _Pieces:
+    """Tokens lo..hi of the macro body with its parameters replaced by the call's arguments."""
+    st, en = toks.starts, toks.ends
+    pieces: _Pieces = []
+    for j in range(lo, hi):
+        if j > lo and st[j] > en[j - 1]:
+            pieces.append(" ")
+        pieces += binding.get(tx[j], [tx[j]])
+    return pieces
+
+
+def _templated(toks: Tokens, tx: list[str], d: _MacroLaunchDef, binding: dict[str, _Pieces],
+               template_kernels: set[str]) -> bool:
+    """The launched kernel is named with template arguments, or is a function template."""
+    if d.params is not None:
+        ksp = binding[tx[d.kernel[0]]][0]
+        assert isinstance(ksp, tuple)
+        ktext = toks.text[ksp[0] : ksp[1]]
+        return "<" in ktext or ktext.split("::")[-1].strip() in template_kernels
+    return "<" in tx[d.kernel[0] : d.kernel[1]] or tx[d.kernel[1] - 1] in template_kernels
+
+
+def _join(spans: list[tuple[int, int]]) -> _Pieces:
+    out: _Pieces = []
     for k, sp in enumerate(spans):
         out += ([", "] if k else []) + [sp]
     return out

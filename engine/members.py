@@ -12,7 +12,7 @@ from __future__ import annotations
 from .cxx.brackets import closing
 from .cxx.lexer import IDENT, Tokens
 from .edits import Edit
-from .translate_tables import HALF2_MEMBER_CAST, HALF2_MEMBER_TYPES
+from .translate.tables import HALF2_MEMBER_CAST, HALF2_MEMBER_TYPES
 
 _DECL_END = {"=", ";", ",", ")", "[", "{", "("}
 

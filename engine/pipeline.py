@@ -48,7 +48,7 @@ def port(
     portable) the fix groups of `fixes` ("all" or a set of rule ids) are applied as 64-wide rewrites
     instead: whole groups, REVIEW-tier groups only with `allow_review`; a group that cannot be applied
     whole is held, see `held`."""
-    from .translate import translate  # lazy: keeps `hipport --help` fast
+    from .translate.driver import translate  # lazy: keeps `hipport --help` fast
 
     tr = translate(source, options)  # type: ignore[arg-type]
     if fixes == "none" or (source.language not in LOGICAL_LANGUAGES and style is None):

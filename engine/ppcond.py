@@ -1,7 +1,7 @@
 """Which `#if` branches a preprocessor leaves inactive (--skip-excluded-preprocessor-conditional-blocks).
 
 hipify-clang decides them with clang's preprocessor in a CUDA host-only pass over the CUDA headers.
-hipport runs no preprocessor; it models that environment (translate_tables.PREPROCESSOR_DEFINED /
+hipport runs no preprocessor; it models that environment (translate/tables.py PREPROCESSOR_DEFINED /
 PREPROCESSOR_UNDEFINED), adds the -D definitions and follows the file's own `#define`/`#undef` lines in
 active code. `defined(X)` / `#ifdef X` of a macro seen nowhere is false, as for clang; a bare
 identifier seen nowhere has an unknown value, and a condition that depends on one counts as active,
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .cxx.lexer import Tokens
-from .translate_tables import PREPROCESSOR_DEFINED, PREPROCESSOR_UNDEFINED
+from .translate.tables import PREPROCESSOR_DEFINED, PREPROCESSOR_UNDEFINED
 
 _CONDITIONALS = ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif")
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^()?:]))")

@@ -99,7 +99,7 @@ def _summarize(root: str, rel: str, topt: Any, wopt: Any) -> tuple[FileSummary, 
     except SourceError as e:
         return FileSummary(rel, error=str(e)), False
     try:
-        from .translate import translate
+        from .translate.driver import translate
         from .warp import count_findings
 
         before = semantic.parses

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .cxx.lexer import LITERAL, Tokens
 
-_ASM = frozenset({"asm", "__asm__", "__asm"})
+ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})  # the words that start an asm statement
 _QUALIFIERS = frozenset({"volatile", "__volatile__", "goto", "inline"})
 
 # the words of an opcode that the expressions name: {type}, {order}, {scope}
@@ -74,32 +74,13 @@ def rewrite(toks: Tokens, i: int) -> Rewrite | str:
         j += 1
     if j >= n or sp(j) != "(":
         return "not an asm statement"
-    # the parenthesised body: sections split at top-level colons (`::` is two)
-    depth, k = 0, j
-    sections: list[list[int]] = [[]]
-    while k < n:
-        s = sp(k)
-        if s in ("(", "[", "{"):
-            depth += 1
-            if depth == 1:
-                k += 1
-                continue
-        elif s in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                break
-        if depth == 1 and s in (":", "::"):
-            sections += [[] for _ in s]
-        else:
-            sections[-1].append(k)
-        k += 1
-    if k >= n:
+    body = _sections(toks, j)
+    if body is None:
         return "unbalanced asm statement"
-    close = k
-    parts = [_literal_text(sp(t)) if toks.kinds[t] == LITERAL else None for t in sections[0]]
-    if not parts or any(p is None for p in parts):
+    sections, close = body
+    template = _template(toks, sections[0])
+    if template is None:
         return "the template is not a plain string literal"
-    template = "".join(p for p in parts if p is not None).strip()
     if not template:
         return EMPTY
     instructions = [x.strip() for x in template.split(";") if x.strip()]
@@ -118,6 +99,49 @@ def rewrite(toks: Tokens, i: int) -> Rewrite | str:
     binding = _bind(row.operands, operand_text.strip(), operands)
     if binding is None:
         return f"`{ins}`: operands of another form than `{row.operands}`"
+    expr, missing = _expression(row, opcode, binding)
+    if missing:
+        return f"`{opcode}`: no {missing} in the opcode"
+    return Rewrite(toks.starts[i], toks.ends[close], expr, row.helper, ins)
+
+
+def _sections(toks: Tokens, j: int) -> tuple[list[list[int]], int] | None:
+    """The parenthesised body opening at token j, split at top-level colons (`::` is two) into token
+    lists (template, outputs, inputs, clobbers), and the token of its `)`; None when unbalanced."""
+    sp = toks.spelling
+    n = len(toks)
+    depth, k = 0, j
+    sections: list[list[int]] = [[]]
+    while k < n:
+        s = sp(k)
+        if s in ("(", "[", "{"):
+            depth += 1
+            if depth == 1:
+                k += 1
+                continue
+        elif s in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                break
+        if depth == 1 and s in (":", "::"):
+            sections += [[] for _ in s]
+        else:
+            sections[-1].append(k)
+        k += 1
+    return (sections, k) if k < n else None
+
+
+def _template(toks: Tokens, tokens: list[int]) -> str | None:
+    """The instruction template (its string literals joined, stripped); None when it is not plain literals."""
+    parts = [_literal_text(toks.spelling(t)) if toks.kinds[t] == LITERAL else None for t in tokens]
+    if not parts or any(p is None for p in parts):
+        return None
+    return "".join(p for p in parts if p is not None).strip()
+
+
+def _expression(row: Instruction, opcode: str, binding: dict[str, str]) -> tuple[str, str]:
+    """(the row's C++ expression for this opcode and operands, ""), or ("", the VOCABULARY key the
+    expression names and the opcode lacks)."""
     m = row.opcode.match(opcode)
     assert m is not None
     expr = row.expr
@@ -125,10 +149,9 @@ def rewrite(toks: Tokens, i: int) -> Rewrite | str:
         if "{" + key + "}" in expr:
             word = next((g for g in m.groups() if g in words), None)
             if word is None:
-                return f"`{opcode}`: no {key} in the opcode"
+                return "", key
             expr = expr.replace("{" + key + "}", words[word])
-    expr = re.sub(r"\$([a-e])", lambda mm: binding[mm.group(1)], expr)
-    return Rewrite(toks.starts[i], toks.ends[close], expr, row.helper, ins)
+    return re.sub(r"\$([a-e])", lambda mm: binding[mm.group(1)], expr), ""
 
 
 def _operands(toks: Tokens, sections: list[list[int]]) -> list[str] | None:

@@ -39,117 +39,134 @@ def _func_name(node: ast.expr) -> str:
 
 
 def translate_python(source: Source, options: Any, translate_text: Callable[..., Any]) -> Translation:
-    """Translate the CUDA held in `source`'s strings with `translate_text` (translate.py's C++
-    translator, passed in so that this module does not import translate.py, which imports it)."""
+    """Translate the CUDA held in `source`'s strings with `translate_text` (translate/driver.py's C++
+    translator, passed in so that this module does not import the driver, which imports it)."""
     text = source.text
-    reports: list[Report] = []
-    edits = []
     stats: dict[str, int] = {"lines": len(source.line_starts)}
-
-    def rep(kind: ReportKind, name: str, s: int, e: int, msg: str) -> None:
-        line, col = source.line_col(s)
-        reports.append(Report(kind, name, s, e, line, col, msg))
-
+    py = _PythonFile(source)
     try:
         tree = ast.parse(text.replace("\r\n", "\n") if "\r" in text else text)
     except SyntaxError as err:
-        rep(ReportKind.INFO, "python", 0, 0, f"not valid Python ({err.msg}, line {err.lineno}); left unchanged")
-        return Translation(source, (), tuple(reports), TranslationMode.TOKENS, stats)
+        py.rep(ReportKind.INFO, "python", 0, 0, f"not valid Python ({err.msg}, line {err.lineno}); left unchanged")
+        return Translation(source, (), tuple(py.reports), TranslationMode.TOKENS, stats)
     except (MemoryError, RecursionError, ValueError):
         # CPython's parser gives up on very deep nesting ("((((..." thousands deep) with MemoryError
-        rep(ReportKind.INFO, "python", 0, 0, "Python too deeply nested for the parser; left unchanged")
-        return Translation(source, (), tuple(reports), TranslationMode.TOKENS, stats)
-
-    off = AstOffsets(text)
-    strtoks = string_literals(text)
-
-    assigns: dict[str, list[ast.expr]] = {}
+        py.rep(ReportKind.INFO, "python", 0, 0, "Python too deeply nested for the parser; left unchanged")
+        return Translation(source, (), tuple(py.reports), TranslationMode.TOKENS, stats)
+    py.read_assignments(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    assigns.setdefault(t.id, []).append(node.value)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            assigns.setdefault(node.target.id, []).append(node.value)
+        if isinstance(node, ast.Call):
+            py.call(node)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            py.string_constant(node, node.value)
+    for dn in py.dynamic:
+        py.rep(ReportKind.MANUAL, "cuda source", py.off(dn.lineno, dn.col_offset),
+               py.off(dn.end_lineno or dn.lineno, dn.end_col_offset or 0),
+               "CUDA source built at run time (f-string or .format): not translated; translate its pieces "
+               "or the generated text")
+    edits = []
+    lowered = 0
+    for body_start, lex in py.embedded_sources():
+        out = translate_text(lex, options, source.line_col, base=body_start, cuda_file=False,
+                             insert_runtime=False, newline=source.newline)
+        edits.extend(out.edits)
+        py.reports.extend(out.reports)
+        for k2, v in out.stats.items():
+            stats[k2] = stats.get(k2, 0) + v
+        lowered += 1
+    stats["embedded_sources"] = lowered
+    return Translation(source, tuple(sorted(edits, key=lambda x: (x.start, x.end))),
+                       tuple(sorted(py.reports, key=lambda r: (r.start, r.end))), TranslationMode.TOKENS, stats)
 
-    dynamic: list[ast.expr] = []  # CUDA source built at run time (f-strings, .format): reported
 
-    def str_nodes(e: ast.expr, depth: int = 0) -> list[ast.Constant]:
+class _PythonFile:
+    """One Python module's reports and what its walk collects: the strings that hold CUDA code, the
+    ones built at run time, and the module's assignments (a call may name a variable)."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.reports: list[Report] = []
+        self.off = AstOffsets(source.text)
+        self.assigns: dict[str, list[ast.expr]] = {}
+        self.dynamic: list[ast.expr] = []  # CUDA source built at run time (f-strings, .format): reported
+        self.code_nodes: dict[int, ast.Constant] = {}
+
+    def rep(self, kind: ReportKind, name: str, s: int, e: int, msg: str) -> None:
+        line, col = self.source.line_col(s)
+        self.reports.append(Report(kind, name, s, e, line, col, msg))
+
+    def span(self, node: ast.expr) -> tuple[int, int]:
+        return (self.off(node.lineno, node.col_offset),
+                self.off(node.end_lineno or node.lineno, node.end_col_offset or 0))
+
+    def read_assignments(self, tree: ast.Module) -> None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        self.assigns.setdefault(t.id, []).append(node.value)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                self.assigns.setdefault(node.target.id, []).append(node.value)
+
+    def str_nodes(self, e: ast.expr, depth: int = 0) -> list[ast.Constant]:
+        """The string constants expression `e` is made of (through names assigned in the module)."""
         if depth > 5:
             return []
         if isinstance(e, ast.Constant) and isinstance(e.value, str):
             return [e]
         if isinstance(e, ast.JoinedStr) or (isinstance(e, ast.Call) and _func_name(e.func) in ("format", "replace")):
-            dynamic.append(e)
+            self.dynamic.append(e)
             return []
         if isinstance(e, (ast.List, ast.Tuple)):
-            return [c for x in e.elts for c in str_nodes(x, depth + 1)]
+            return [c for x in e.elts for c in self.str_nodes(x, depth + 1)]
         if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
-            return str_nodes(e.left, depth + 1) + str_nodes(e.right, depth + 1)
+            return self.str_nodes(e.left, depth + 1) + self.str_nodes(e.right, depth + 1)
         if isinstance(e, ast.Name):
-            return [c for v in assigns.get(e.id, []) for c in str_nodes(v, depth + 1)]
+            return [c for v in self.assigns.get(e.id, []) for c in self.str_nodes(v, depth + 1)]
         return []
 
-    code_nodes: dict[int, ast.Constant] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            fname = _func_name(node.func)
-            if fname in _INLINE_FUNCS:
-                for kw_name, pos in _INLINE_FUNCS[fname]:
-                    exprs = [k.value for k in node.keywords if k.arg == kw_name]
-                    if len(node.args) > pos:
-                        exprs.append(node.args[pos])
-                    for ex in exprs:
-                        for c in str_nodes(ex):
-                            code_nodes[id(c)] = c
-            for k in node.keywords:
-                if k.arg in ("extra_cuda_cflags", "extra_compile_args", "options"):
-                    _check_flags(k.value, off, rep, assigns)
-            if fname in ("cuda", "set_device") and node.args:
-                a = node.args[0]
-                if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
-                    s = off(a.lineno, a.col_offset)
-                    rep(ReportKind.PYTHON, f"{fname}({a.value})", s, off(a.end_lineno or a.lineno, a.end_col_offset or 0),
-                        f"hard-coded device ordinal {a.value}: HIP_VISIBLE_DEVICES renumbers GPUs; "
-                        "take the ordinal from configuration")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            s = off(node.lineno, node.col_offset)
-            e = off(node.end_lineno or node.lineno, node.end_col_offset or 0)
-            if node.value == "CUDA_VISIBLE_DEVICES":
-                rep(ReportKind.PYTHON, "CUDA_VISIBLE_DEVICES", s, e,
-                    "on ROCm set HIP_VISIBLE_DEVICES (one visibility variable; setting both can mask GPUs twice)")
-            elif m := _ORDINAL_STR.match(node.value):
-                rep(ReportKind.PYTHON, node.value, s, e,
-                    f"hard-coded device ordinal {m.group(1)} (the device string 'cuda' itself is right on "
-                    "ROCm); HIP_VISIBLE_DEVICES renumbers GPUs")
+    def call(self, node: ast.Call) -> None:
+        """Inline CUDA sources, nvcc flags and hard-coded device ordinals of one call."""
+        fname = _func_name(node.func)
+        for kw_name, pos in _INLINE_FUNCS.get(fname, ()):
+            exprs = [k.value for k in node.keywords if k.arg == kw_name]
+            if len(node.args) > pos:
+                exprs.append(node.args[pos])
+            for ex in exprs:
+                for c in self.str_nodes(ex):
+                    self.code_nodes[id(c)] = c
+        for k in node.keywords:
+            if k.arg in ("extra_cuda_cflags", "extra_compile_args", "options"):
+                _check_flags(k.value, self.off, self.rep, self.assigns)
+        if fname in ("cuda", "set_device") and node.args:
+            a = node.args[0]
+            if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
+                self.rep(ReportKind.PYTHON, f"{fname}({a.value})", *self.span(a),
+                         f"hard-coded device ordinal {a.value}: HIP_VISIBLE_DEVICES renumbers GPUs; "
+                         "take the ordinal from configuration")
 
-    for dn in dynamic:
-        s0 = off(dn.lineno, dn.col_offset)
-        rep(ReportKind.MANUAL, "cuda source", s0, off(dn.end_lineno or dn.lineno, dn.end_col_offset or 0),
-            "CUDA source built at run time (f-string or .format): not translated; translate its pieces "
-            "or the generated text")
-    lowered = 0
-    for c in code_nodes.values():
-        s = off(c.lineno, c.col_offset)
-        e = off(c.end_lineno or c.lineno, c.end_col_offset or 0)
-        for st in strtoks:
-            if st.start < s or st.end > e:
-                continue
-            if not st.plain_text:
-                continue
-            body_start = st.body_start
-            body = text[body_start : st.body_end]
-            lex = body if st.raw else _mask_escapes(body)
-            out = translate_text(lex, options, source.line_col, base=body_start, cuda_file=False,
-                                 insert_runtime=False, newline=source.newline)
-            edits.extend(out.edits)
-            reports.extend(out.reports)
-            for k2, v in out.stats.items():
-                stats[k2] = stats.get(k2, 0) + v
-            lowered += 1
-    stats["embedded_sources"] = lowered
-    return Translation(source, tuple(sorted(edits, key=lambda x: (x.start, x.end))),
-                       tuple(sorted(reports, key=lambda r: (r.start, r.end))), TranslationMode.TOKENS, stats)
+    def string_constant(self, node: ast.Constant, value: str) -> None:
+        if value == "CUDA_VISIBLE_DEVICES":
+            self.rep(ReportKind.PYTHON, "CUDA_VISIBLE_DEVICES", *self.span(node),
+                     "on ROCm set HIP_VISIBLE_DEVICES (one visibility variable; setting both can mask GPUs twice)")
+        elif m := _ORDINAL_STR.match(value):
+            self.rep(ReportKind.PYTHON, value, *self.span(node),
+                     f"hard-coded device ordinal {m.group(1)} (the device string 'cuda' itself is right on "
+                     "ROCm); HIP_VISIBLE_DEVICES renumbers GPUs")
+
+    def embedded_sources(self) -> list[tuple[int, str]]:
+        """(offset, text for the C++ lexer) of each plain string literal inside the code nodes."""
+        text = self.source.text
+        strtoks = string_literals(text)
+        found: list[tuple[int, str]] = []
+        for c in self.code_nodes.values():
+            s, e = self.span(c)
+            for st in strtoks:
+                if st.start < s or st.end > e or not st.plain_text:
+                    continue
+                body = text[st.body_start : st.body_end]
+                found.append((st.body_start, body if st.raw else _mask_escapes(body)))
+        return found
 
 
 def _mask_escapes(body: str) -> str:

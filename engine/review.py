@@ -65,7 +65,8 @@ from .review_types import (
 )
 from .review_write import Writing
 from .source import Source
-from .translate import TranslateOptions, translate
+from .translate.driver import translate
+from .translate.options import TranslateOptions
 from .warp import WarpOptions, analyze
 
 if TYPE_CHECKING:

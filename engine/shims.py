@@ -26,6 +26,7 @@ import functools
 import os
 from dataclasses import dataclass
 
+from .cxx.brackets import scan_to
 from .cxx.lexer import IDENT as _IDENT
 from .cxx.lexer import Tokens
 
@@ -100,7 +101,7 @@ def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
     if sh.use == "overload-device":
         return _mentions_unsigned(toks, open_paren)
     if sh.use.startswith("overload-argc="):
-        from .translate_args import call_arguments
+        from .translate.call_args import call_arguments
 
         ca = call_arguments(toks, open_paren)
         return ca is not None and len(ca[1]) == int(sh.use.split("=", 1)[1])
@@ -115,7 +116,7 @@ def _mentions_unsigned(toks: Tokens, open_paren: int) -> bool:
     """Do the call's arguments hold something unsigned that makes hip-clang's min/max ambiguous against
     a signed argument or a coordinate: a built-in coordinate not cast first (`blockDim.x`), a
     u-suffixed literal, an unsigned type name? (Calls of two ints or two floats need nothing.)"""
-    from .translate_args import call_arguments
+    from .translate.call_args import call_arguments
 
     ca = call_arguments(toks, open_paren)
     close = ca[0] if ca is not None else open_paren
@@ -170,20 +171,7 @@ def _declaration(toks: Tokens, name: str, before: int) -> tuple[int, int] | None
             elif depth == 0 and (s in _STATEMENT_EDGE or s == ","):
                 break
             a -= 1
-        b = j
-        depth = 0
-        while b < len(toks):
-            s = sp(b)
-            if s in ("(", "[", "{"):
-                depth += 1
-            elif s in (")", "]", "}"):
-                if depth == 0:
-                    break
-                depth -= 1
-            elif depth == 0 and s in (";", ","):
-                break
-            b += 1
-        return a, b
+        return a, scan_to(toks.spellings(), j, len(toks), (";", ","))
     return None
 
 

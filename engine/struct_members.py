@@ -35,13 +35,32 @@ def wanted(text: str) -> bool:
 
 
 def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lambda i: False) -> list[Found]:
-    from .mapping import version_at_least
-
     words = toks.spellings()
-    sp = words.__getitem__
     kinds = toks.kinds
-    n = len(toks)
     structs = table()
+    var_type = _variables(toks, structs)
+    if not var_type:
+        return []
+    out: list[Found] = []
+    members = _members()
+    for i in [i for i, w in enumerate(words) if w in members]:
+        if i < 2 or kinds[i] != IDENT or skip(i) or words[i - 1] not in (".", "->"):
+            continue
+        obj = _object_name(words, i - 2)
+        struct = var_type.get(words[obj]) if obj >= 0 and kinds[obj] == IDENT else None
+        if struct is None:
+            continue
+        row = structs[struct].get(words[i])
+        if row is not None:
+            found = _lacking_member(toks, i, struct, row, rocm)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _variables(toks: Tokens, structs: dict[str, dict[str, tuple[str, str]]]) -> dict[str, str]:
+    """{variable: CUDA struct} of the declarations `cudaDeviceProp p`, `const cudaDeviceProp *p`, ..."""
+    words, kinds, n = toks.spellings(), toks.kinds, len(toks)
     var_type: dict[str, str] = {}
     for i in [i for i, w in enumerate(words) if w in structs]:
         if kinds[i] != IDENT:
@@ -51,43 +70,38 @@ def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lamb
             j += 1
         if j < n and kinds[j] == IDENT:
             var_type[words[j]] = words[i]
-    if not var_type:
-        return []
-    v = ".".join(map(str, rocm))
-    out: list[Found] = []
-    members = _members()
-    for i in [i for i, w in enumerate(words) if w in members]:
-        if i < 2 or kinds[i] != IDENT or skip(i) or words[i - 1] not in (".", "->"):
-            continue
-        obj = i - 2
-        if sp(obj) == "]":  # p[i].m: back to the array's name
-            depth = 0
-            while obj > 0:
-                if sp(obj) == "]":
-                    depth += 1
-                elif sp(obj) == "[":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                obj -= 1
-            obj -= 1
-        struct = var_type.get(sp(obj)) if obj >= 0 and kinds[obj] == IDENT else None
-        if struct is None:
-            continue
-        member = sp(i)
-        row = structs[struct].get(member)
-        if row is None:
-            continue
-        added, note = row
-        hip_struct = {"cudaDeviceProp": "hipDeviceProp_t", "CUmemAllocationProp": "hipMemAllocationProp"}.get(
-            struct, struct.replace("cuda", "hip", 1))
-        if added and version_at_least(rocm, added):
-            continue
-        if added:
-            out.append(("needs-newer-rocm", member, toks.starts[i], toks.ends[i],
-                        f"{struct}::{member}: {hip_struct} has it from HIP {added} (target is ROCm {v}; use --rocm)",
-                        added))
-        else:
-            out.append(("unsupported", member, toks.starts[i], toks.ends[i],
-                        f"{struct}::{member} has no HIP equivalent ({note})", ""))
-    return out
+    return var_type
+
+
+def _object_name(words: list[str], obj: int) -> int:
+    """The token naming the object whose member follows token obj: `p.m` -> p; `p[i].m` -> p (back
+    over the subscript, counting square brackets only)."""
+    if words[obj] != "]":
+        return obj
+    depth = 0
+    while obj > 0:
+        if words[obj] == "]":
+            depth += 1
+        elif words[obj] == "[":
+            depth -= 1
+            if depth == 0:
+                break
+        obj -= 1
+    return obj - 1
+
+
+def _lacking_member(toks: Tokens, i: int, struct: str, row: tuple[str, str], rocm: tuple[int, int]) -> Found | None:
+    """The report for member token i of `struct` (row: (hip_added, note)), None when the target has it."""
+    from .mapping import version_at_least
+
+    member = toks.spellings()[i]
+    added, note = row
+    hip_struct = {"cudaDeviceProp": "hipDeviceProp_t", "CUmemAllocationProp": "hipMemAllocationProp"}.get(
+        struct, struct.replace("cuda", "hip", 1))
+    if added and version_at_least(rocm, added):
+        return None
+    if added:
+        v = ".".join(map(str, rocm))
+        return ("needs-newer-rocm", member, toks.starts[i], toks.ends[i],
+                f"{struct}::{member}: {hip_struct} has it from HIP {added} (target is ROCm {v}; use --rocm)", added)
+    return ("unsupported", member, toks.starts[i], toks.ends[i], f"{struct}::{member} has no HIP equivalent ({note})", "")

@@ -66,7 +66,7 @@ def port_file(job: Job) -> FileResult:
     from .pipeline import port
     from .report import report_dict
     from .source import BUILD_LANGUAGES, SourceError, read_source
-    from .translate import TranslateError
+    from .translate.options import TranslateError
 
     res = FileResult(job.path, job.rel)
     try:

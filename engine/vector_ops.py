@@ -35,18 +35,9 @@ GUARD_CLOSE = "#endif // !defined(__HIP_PLATFORM_AMD__)"
 
 def vector_operator_spans(toks: Tokens, in_directive: Callable[[int], bool]) -> list[tuple[int, int, str]]:
     """(first token, last token, operator) of each free operator definition over vector types."""
-    text, kinds, starts, ends = toks.text, toks.kinds, toks.starts, toks.ends
-    n = len(kinds)
-
-    def sp(i: int) -> str:
-        return text[starts[i]:ends[i]] if 0 <= i < n else ""
-
-    def nxt(i: int) -> int:
-        i += 1
-        while i < n and kinds[i] == COMMENT:
-            i += 1
-        return i
-
+    text, starts = toks.text, toks.starts
+    n = len(toks.kinds)
+    sp = _Spell(toks)
     out: list[tuple[int, int, str]] = []
     # only the tokens spelled `operator` (found by text search, not by a pass over every token)
     cands = [k for m in re.finditer(r"\boperator\b", text)
@@ -55,57 +46,90 @@ def vector_operator_spans(toks: Tokens, in_directive: Callable[[int], bool]) -> 
     for i in cands:
         if i <= done or in_directive(i):
             continue
-        o = nxt(i)
+        o = sp.next(i)
         op = sp(o)
-        p = nxt(o)
+        p = sp.next(o)
         if op not in _OPS or sp(p) != "(":
             continue
-        # the parameter list: vector types and scalars only, at least one vector type
-        depth, j, ok, has_vec = 0, p, True, False
-        while j < n:
-            s = sp(j)
-            if s == "(":
-                depth += 1
-            elif s == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            elif kinds[j] == IDENT and VECTOR_TYPE.match(s):
-                has_vec = True
-            elif kinds[j] == IDENT and s not in _SCALARS:
-                # a parameter name is an identifier followed by `,` or `)`
-                if sp(nxt(j)) not in (",", ")"):
-                    ok = False
-            elif kinds[j] not in (IDENT, KEYWORD, COMMENT) and s not in ("&", "*", ",", "("):
-                ok = False
-            j += 1
-        close = j
-        b = nxt(close)
-        if not (ok and has_vec) or sp(b) != "{":
+        ok, close = _vector_parameters(toks, sp, p)
+        b = sp.next(close)
+        if not ok or sp(b) != "{":
             done = close
             continue
-        depth, e = 0, b
-        while e < n:
-            s = sp(e)
-            if s == "{":
-                depth += 1
-            elif s == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            e += 1
-        # the declaration's start: back over its return type and qualifiers
-        s0 = i - 1
-        while s0 >= 0 and kinds[s0] != COMMENT and not in_directive(s0) and (
-                sp(s0) in _QUALIFIERS or VECTOR_TYPE.match(sp(s0)) or sp(s0) in _SCALARS
-                or sp(s0) in ("&", "void")):
-            s0 -= 1
-        first = s0 + 1
-        prev = sp(s0)
-        if first < i and (s0 < 0 or prev in (";", "}", "{") or kinds[s0] == COMMENT or in_directive(s0)):
+        e = _brace_end(sp, b, n)
+        first = _declaration_start(toks, sp, i, in_directive)
+        if first >= 0:
             out.append((first, e, op))
         done = e
     return out
+
+
+class _Spell:
+    """Token spellings ("" out of range) and the next token that is not a comment."""
+
+    def __init__(self, toks: Tokens) -> None:
+        self.text, self.starts, self.ends = toks.text, toks.starts, toks.ends
+        self.n = len(toks.kinds)
+        self.next = toks.next_sig
+
+    def __call__(self, i: int) -> str:
+        return self.text[self.starts[i]:self.ends[i]] if 0 <= i < self.n else ""
+
+
+def _vector_parameters(toks: Tokens, sp: _Spell, p: int) -> tuple[bool, int]:
+    """(the parameter list opening at token p has vector types and scalars only, at least one
+    vector type; the token of its `)`). Counts parentheses only, reading each token's kind as it goes."""
+    kinds, n = toks.kinds, len(toks.kinds)
+    depth, j, ok, has_vec = 0, p, True, False
+    while j < n:
+        s = sp(j)
+        if s == "(":
+            depth += 1
+        elif s == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        elif kinds[j] == IDENT and VECTOR_TYPE.match(s):
+            has_vec = True
+        elif kinds[j] == IDENT and s not in _SCALARS:
+            # a parameter name is an identifier followed by `,` or `)`
+            if sp(sp.next(j)) not in (",", ")"):
+                ok = False
+        elif kinds[j] not in (IDENT, KEYWORD, COMMENT) and s not in ("&", "*", ",", "("):
+            ok = False
+        j += 1
+    return ok and has_vec, j
+
+
+def _brace_end(sp: _Spell, b: int, n: int) -> int:
+    """The `}` closing the `{` at b, counting braces only (n when there is none)."""
+    depth, e = 0, b
+    while e < n:
+        s = sp(e)
+        if s == "{":
+            depth += 1
+        elif s == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        e += 1
+    return e
+
+
+def _declaration_start(toks: Tokens, sp: _Spell, i: int, in_directive: Callable[[int], bool]) -> int:
+    """The first token of the declaration of `operator` (token i): back over its return type and
+    qualifiers; -1 when something else (a user type, another declaration) comes first."""
+    kinds = toks.kinds
+    s0 = i - 1
+    while s0 >= 0 and kinds[s0] != COMMENT and not in_directive(s0) and (
+            sp(s0) in _QUALIFIERS or VECTOR_TYPE.match(sp(s0)) or sp(s0) in _SCALARS
+            or sp(s0) in ("&", "void")):
+        s0 -= 1
+    first = s0 + 1
+    prev = sp(s0)
+    if first < i and (s0 < 0 or prev in (";", "}", "{") or kinds[s0] == COMMENT or in_directive(s0)):
+        return first
+    return -1
 
 
 def guard_edits(toks: Tokens, spans: list[tuple[int, int, str]], newline: str) -> list[Edit]:

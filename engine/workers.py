@@ -22,7 +22,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 # imported once in the fork server, so every worker starts with them loaded
-PRELOAD = ["hipport.engine.translate", "hipport.engine.warp", "hipport.engine.pipeline",
+PRELOAD = ["hipport.engine.translate.driver", "hipport.engine.warp", "hipport.engine.pipeline",
            "hipport.engine.translate_batch"]
 POLL_S = 0.5  # how often a wait for a result looks for a worker that died
 

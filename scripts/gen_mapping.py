@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate engine/mapping/apis.json from AMD's HIPIFY tables (../shared/reference/hipify-tables).
+"""Generate engine/mapping/apis.json from AMD's HIPIFY tables (data/hipify-tables: ROCm/HIPIFY docs/tables
+at the commit in its SOURCE-COMMIT, MIT, LICENSE.txt beside them).
 
 Table format (read from ROCm/HIPIFY src/CUDA2HIP_Doc.cpp, which writes these files):
   |CUDA|A|D|C|R|HIP|A|D|C|R|E|[ROC or MIOPEN|A|D|C|R|E|]
@@ -27,12 +28,11 @@ from pathlib import Path
 
 GENERATOR_VERSION = "gen_mapping 1"
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TABLES = REPO.parent / "shared" / "reference" / "hipify-tables"
+DEFAULT_TABLES = REPO / "data" / "hipify-tables"
 DEFAULT_OUT = REPO / "engine" / "mapping" / "apis.json"
 
-# Order = lookup priority when a CUDA name is listed by more than one family (first wins).
-FAMILIES = ("runtime", "driver", "device", "complex", "rtc", "blas", "blaslt", "rand", "fft",
-            "sparse", "solver", "dnn", "cub")
+sys.path.insert(0, str(REPO))
+from engine.mapping import FAMILIES  # noqa: E402 (the one family order: lookup priority, first wins)
 
 # (family, main table, HIP-only table to cross-check, second-library-only table to cross-check)
 TABLES: tuple[tuple[str, str, str, str], ...] = (
@@ -284,7 +284,6 @@ def main(argv: list[str] | None = None) -> int:
         same = args.out.exists() and args.out.read_bytes() == data
         print(f"{args.out}: {'up to date' if same else 'differs from the tables'}")
         return 0 if same else 1
-    sys.path.insert(0, str(REPO))
     from engine.fsutil import atomic_write  # the repo's own writer: temp + fsync + rename
 
     atomic_write(args.out, data)

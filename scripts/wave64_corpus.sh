@@ -38,7 +38,7 @@ prepare)
   "$root/.venv/bin/python" - "$root" "$w64/corpus" <<'EOF'
 import sys, pathlib
 from hipport.engine.source import read_source
-from hipport.engine.translate import TranslateOptions
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.pipeline import port
 from hipport.engine.model import FixStyle
 from hipport.engine.warp import WarpOptions, RULES

@@ -131,7 +131,7 @@ def translate_build_file(path: str | os.PathLike[str] | None, text: str, setting
 
 
 def translate_build_source(source: Source, settings: object | None = None) -> Translation:
-    """Translate a Source whose language is MAKE or CMAKE (engine.translate.translate calls this)."""
+    """Translate a Source whose language is MAKE or CMAKE (engine/translate/driver.py's translate calls this)."""
     from .cmake import translate_cmake
     from .flags import FlagTranslator
     from .makefile import translate_makefile

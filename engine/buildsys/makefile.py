@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..edits import Edit
 from ..model import ReportKind
 from .flags import FlagTranslator, Word, arch_numbers, split_words
+from .rules import Rules
 
 _ASSIGN = re.compile(r"[ \t]*(?:(?:export|override|private)[ \t]+)*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*"
                      r"(::?=|:::=|\?=|\+=|!=|=)")
@@ -94,106 +95,132 @@ def _first_command_word(ws: list[Word]) -> Word | None:
 
 def translate_makefile(text: str, ft: FlagTranslator) -> None:
     """Fill `ft` (edits, reports, stats) for a Makefile."""
-    lines = logical_lines(text)
-    r = ft.r
-    values: dict[str, list[Line]] = {}
-    for ln in lines:
-        if ln.assign:
-            values.setdefault(ln.assign, []).append(ln)
-
-    def value_words(ln: Line) -> list[Word]:
-        return split_words(text, ln.value_start, ln.end)
-
-    def is_compiler_word(w: Word) -> bool:
-        base = w.text.lstrip("@+-").rsplit("/", 1)[-1]
-        return base in r.compilers or base in r.report_compilers
-
-    compiler_vars: set[str] = set()
-    for name, lns in values.items():
-        for ln in lns:
-            ws = value_words(ln)
-            if ws and is_compiler_word(ws[0]):
-                compiler_vars.add(name)
-
-    def refs_compiler(ws: list[Word]) -> bool:
-        for w in ws:
-            if is_compiler_word(w):
-                return True
-            if any(m.group(1) in compiler_vars for m in _REF.finditer(w.text)):
-                return True
-        return False
-
-    compile_lines: set[int] = set()
-    for i, ln in enumerate(lines):
-        if ln.assign and ln.assign in compiler_vars:
-            continue
-        ws = split_words(text, ln.value_start if ln.assign else ln.start, ln.end)
-        if (ln.recipe or ln.assign) and refs_compiler(ws):
-            compile_lines.add(i)
-
-    # variables used by compile lines, transitively
-    context: set[str] = set(compiler_vars)
-    todo = [m.group(1) for i in compile_lines for m in _REF.finditer(text, lines[i].start, lines[i].end)]
-    todo += [m.group(1) for v in compiler_vars for ln in values[v]
-             for m in _REF.finditer(text, ln.value_start, ln.end)]
-    while todo:
-        v = todo.pop()
-        if v in context or v not in values:
-            continue
-        context.add(v)
-        for ln in values[v]:
-            todo.extend(m.group(1) for m in _REF.finditer(text, ln.value_start, ln.end))
-
+    mk = _Makefile.read(text, ft.r)
     # a toolkit variable assigned a relative path is the project's own folder (minimap2: CUDA_PATH = device)
-    ft.user_vars = frozenset(v for v in r.path_variables for ln in values.get(v, ())
-                             if (ws := value_words(ln)) and not ws[0].text.startswith(("/", "$", "~")))
-    path_vars = set(r.path_variables) - ft.user_vars
+    ft.user_vars = frozenset(v for v in ft.r.path_variables for ln in mk.values.get(v, ())
+                             if (ws := mk.value_words(ln)) and not ws[0].text.startswith(("/", "$", "~")))
+    path_vars = set(ft.r.path_variables) - ft.user_vars
     later: list[Line] = []
-    for i, ln in enumerate(lines):
+    for i, ln in enumerate(mk.lines):
         if ln.assign and ln.assign in path_vars:
-            name_at = text.index(ln.assign, ln.start)
-            ft.edits.append(_rename_edit(name_at, ln.assign, r.hip_variable))
-            ft.stats["path"] = ft.stats.get("path", 0) + 1
-            for w in value_words(ln):
-                if not ft.compiler(w):
-                    ft.path_edit(w)
-            continue
-        if ln.assign and i not in compile_lines and (ln.assign not in context or _arch_like(value_words(ln))):
+            _path_variable(ft, mk, ln)
+        elif ln.assign and i not in mk.compile_lines and (
+                ln.assign not in mk.context or _arch_like(mk.value_words(ln))):
             later.append(ln)  # after every command line: an arch flag may name this variable
-            continue
-        if ln.assign or i in compile_lines:
-            ft.new_line()
-            ws = value_words(ln) if ln.assign else split_words(text, ln.start, ln.end)
-            ft.words(ws)
-            if ln.recipe and any(_C_SOURCE.search(w.text) for w in ws):
-                first = _first_command_word(ws)
-                if first is not None:
-                    ft._edit(first.end, first.end, " " + r.c_source_flag, "flag",
-                             "C sources include the HIP headers only with the platform macro")
-            continue
-        for w in split_words(text, ln.start, ln.end):
-            if ln.recipe:
-                _tool(ft, w)
-            if not ft.compiler(w) and not ft.library_word(w):
-                ft.path_edit(w, host=True)
+        elif ln.assign or i in mk.compile_lines:
+            _compile_line(ft, mk, ln)
+        else:
+            for w in split_words(text, ln.start, ln.end):
+                if ln.recipe:
+                    _tool(ft, w)
+                if not ft.compiler(w) and not ft.library_word(w):
+                    ft.path_edit(w, host=True)
     # assignments outside the nvcc context: arch variables get the gfx list, the rest only paths
     for ln in later:
-        ws = value_words(ln)
-        if ln.assign in ft.arch_vars:
-            _arch_value(ft, ln, ws)
-            continue
-        if ln.assign in context:
-            ft.new_line()
-            ft.words(ws)
-            continue
-        for w in ws:
-            if not ft.compiler(w) and not ft.library_word(w):
-                ft.path_edit(w, host=True)
+        _later_assignment(ft, mk, ln)
     if ft.rdc:  # device code linked across objects: every hipcc call, the link included, needs -fgpu-rdc
         for k, e in enumerate(ft.edits):
             if e.rule == "build-compiler" and e.replacement.endswith("hipcc"):
                 ft.edits[k] = Edit(e.start, e.end, e.replacement + " -fgpu-rdc", e.rule,
                                    e.note + "; -fgpu-rdc: the Makefile builds relocatable device code (-dc/-rdc)")
+
+
+@dataclass
+class _Makefile:
+    """What a Makefile's lines say about its nvcc build: the variables holding the compiler, the
+    lines that run it, and every variable those lines use (transitively: the nvcc context)."""
+    text: str
+    lines: list[Line]
+    values: dict[str, list[Line]]   # variable -> its assignments
+    compiler_vars: set[str]
+    compile_lines: set[int]         # indices into lines
+    context: set[str]
+
+    @classmethod
+    def read(cls, text: str, rules: Rules) -> _Makefile:
+        lines = logical_lines(text)
+        values: dict[str, list[Line]] = {}
+        for ln in lines:
+            if ln.assign:
+                values.setdefault(ln.assign, []).append(ln)
+        mk = cls(text, lines, values, set(), set(), set())
+        mk.compiler_vars = {name for name, lns in values.items() for ln in lns
+                            if (ws := mk.value_words(ln)) and _is_compiler_word(rules, ws[0])}
+        for i, ln in enumerate(lines):
+            if ln.assign and ln.assign in mk.compiler_vars:
+                continue
+            ws = split_words(text, ln.value_start if ln.assign else ln.start, ln.end)
+            if (ln.recipe or ln.assign) and mk.refs_compiler(rules, ws):
+                mk.compile_lines.add(i)
+        mk.context = mk.used_variables()
+        return mk
+
+    def value_words(self, ln: Line) -> list[Word]:
+        return split_words(self.text, ln.value_start, ln.end)
+
+    def refs_compiler(self, rules: Rules, ws: list[Word]) -> bool:
+        for w in ws:
+            if _is_compiler_word(rules, w):
+                return True
+            if any(m.group(1) in self.compiler_vars for m in _REF.finditer(w.text)):
+                return True
+        return False
+
+    def used_variables(self) -> set[str]:
+        """The compiler variables and the variables compile lines use, transitively."""
+        text, lines, values = self.text, self.lines, self.values
+        context: set[str] = set(self.compiler_vars)
+        todo = [m.group(1) for i in self.compile_lines for m in _REF.finditer(text, lines[i].start, lines[i].end)]
+        todo += [m.group(1) for v in self.compiler_vars for ln in values[v]
+                 for m in _REF.finditer(text, ln.value_start, ln.end)]
+        while todo:
+            v = todo.pop()
+            if v in context or v not in values:
+                continue
+            context.add(v)
+            for ln in values[v]:
+                todo.extend(m.group(1) for m in _REF.finditer(text, ln.value_start, ln.end))
+        return context
+
+
+def _is_compiler_word(rules: Rules, w: Word) -> bool:
+    base = w.text.lstrip("@+-").rsplit("/", 1)[-1]
+    return base in rules.compilers or base in rules.report_compilers
+
+
+def _path_variable(ft: FlagTranslator, mk: _Makefile, ln: Line) -> None:
+    """An assignment of a toolkit path variable (CUDA_PATH = ...): renamed, its value's paths translated."""
+    name_at = mk.text.index(ln.assign, ln.start)
+    ft.edits.append(_rename_edit(name_at, ln.assign, ft.r.hip_variable))
+    ft.stats["path"] = ft.stats.get("path", 0) + 1
+    for w in mk.value_words(ln):
+        if not ft.compiler(w):
+            ft.path_edit(w)
+
+
+def _compile_line(ft: FlagTranslator, mk: _Makefile, ln: Line) -> None:
+    """A line of the nvcc context: its words translated as compiler words and flags."""
+    ft.new_line()
+    ws = mk.value_words(ln) if ln.assign else split_words(mk.text, ln.start, ln.end)
+    ft.words(ws)
+    if ln.recipe and any(_C_SOURCE.search(w.text) for w in ws):
+        first = _first_command_word(ws)
+        if first is not None:
+            ft._edit(first.end, first.end, " " + ft.r.c_source_flag, "flag",
+                     "C sources include the HIP headers only with the platform macro")
+
+
+def _later_assignment(ft: FlagTranslator, mk: _Makefile, ln: Line) -> None:
+    ws = mk.value_words(ln)
+    if ln.assign in ft.arch_vars:
+        _arch_value(ft, ln, ws)
+    elif ln.assign in mk.context:
+        ft.new_line()
+        ft.words(ws)
+    else:
+        for w in ws:
+            if not ft.compiler(w) and not ft.library_word(w):
+                ft.path_edit(w, host=True)
 
 
 def _rename_edit(at: int, old: str, new: str) -> Edit:

@@ -7,7 +7,7 @@ clang's raw lexer does (comments, string/char literals incl. raw strings and enc
 pp-numbers with digit separators, `::`, CUDA's `<<<`/`>>>`, backslash-newline continuations) and
 tests/engine/test_cxx_lexer.py checks it against libclang token for token.
 
-This is the project's one C/C++/CUDA lexer: translation (translate.py, launch.py, includes.py) reads
+This is the project's one C/C++/CUDA lexer: translation (translate/, launch.py, includes.py) reads
 `Tokens` directly, the warp analysis reads it through `engine/warp/lex.py` (a list of token objects
 with a directive index), and `engine/cxx/brackets.py` holds the bracket/comma/statement helpers both
 share. Offsets are str offsets into the original text (never bytes), so non-ASCII text needs no mapping.
@@ -86,6 +86,23 @@ class Tokens:
 
     def spelling(self, i: int) -> str:
         return self.text[self.starts[i] : self.ends[i]]
+
+    def prev_sig(self, i: int) -> int:
+        """The token before i that is not a comment (-1 at the start)."""
+        kinds = self.kinds
+        i -= 1
+        while i >= 0 and kinds[i] == COMMENT:
+            i -= 1
+        return i
+
+    def next_sig(self, i: int) -> int:
+        """The token after i that is not a comment (len at the end)."""
+        kinds = self.kinds
+        n = len(kinds)
+        i += 1
+        while i < n and kinds[i] == COMMENT:
+            i += 1
+        return i
 
     def spellings(self) -> list[str]:
         """Every token's text, in order (what the spelling-based helpers in brackets.py take);

@@ -30,6 +30,8 @@ import json
 import os
 from dataclasses import dataclass
 
+# Order = lookup priority when a CUDA name is listed by more than one family (first wins); the
+# generator (scripts/gen_mapping.py) writes apis.json in this order.
 FAMILIES = ("runtime", "driver", "device", "complex", "rtc", "blas", "blaslt", "rand", "fft",
             "sparse", "solver", "dnn", "cub")
 _HERE = os.path.dirname(os.path.abspath(__file__))  # plain os.path: importlib.resources costs ~12 ms

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from hipport.engine.mapping import load
-from hipport.engine.translate_tables import UNKNOWN_PATTERN
+from hipport.engine.translate.tables import UNKNOWN_PATTERN
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -26,7 +26,8 @@ from hipport.engine.edits import apply_edits, find_conflict
 from hipport.engine.fsutil import WriteError, atomic_write
 from hipport.engine.review import Decision, ReviewError, ReviewSession
 from hipport.engine.source import MAX_BYTES, Language, Source, SourceError, read_source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.vcs import VcsError
 from hipport.engine.warp import analyze
 from hipport.engine.warp.logical import prelude_text
@@ -310,11 +311,12 @@ import concurrent.futures.thread  # noqa (the package loads ThreadPoolExecutor l
 from hipport.tui import cli
 cli.build_parser()
 from hipport.tui.commands import convert, scan  # noqa
-from hipport.engine import translate_batch, translate, pipeline, walk, discover, fsutil, source  # noqa
+from hipport.engine import translate_batch, pipeline, walk, discover, fsutil, source  # noqa
+from hipport.engine.translate import driver, options  # noqa
 from hipport.engine.mapping import load
 load()
-for opts in (translate.TranslateOptions(ast="off"), translate.TranslateOptions()):
-    translate.translate(source.Source.from_text("int x = cudaMalloc(0, 0);\\n"), opts)
+for opts in (options.TranslateOptions(ast="off"), options.TranslateOptions()):
+    driver.translate(source.Source.from_text("int x = cudaMalloc(0, 0);\\n"), opts)
 os.setgroups([]); os.setegid(65534); os.seteuid(65534)
 sys.exit(cli.main(sys.argv[1:]))
 """

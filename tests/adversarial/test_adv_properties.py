@@ -18,7 +18,8 @@ from hipport.engine.edits import Edit, apply_edits, find_conflict, line_starts
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import port
 from hipport.engine.source import Language, Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import WarpOptions, analyze
 
 TOKENS = TranslateOptions(ast="off")

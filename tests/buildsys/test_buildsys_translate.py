@@ -320,7 +320,7 @@ def test_any_text_translates_without_conflicts(make: list[str], cmake: list[str]
 def test_torch_extension_flags_use_the_same_table() -> None:
     """A torch.utils.cpp_extension build: its nvcc flags are reported from rules.toml (one table)."""
     from hipport.engine.source import Source
-    from hipport.engine.translate import translate
+    from hipport.engine.translate.driver import translate
 
     src = Source.from_text(
         "from torch.utils.cpp_extension import CUDAExtension\n"

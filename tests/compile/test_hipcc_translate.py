@@ -16,7 +16,8 @@ import pytest
 
 from hipport.engine.edits import apply_edits
 from hipport.engine.source import read_source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 pytestmark = [pytest.mark.hipcc,
               pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed (Debian: hipcc)")]

@@ -8,7 +8,8 @@ from __future__ import annotations
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 DEVICE = ("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p, float f) {\n"
           "  __nv_bfloat16 x[4] = {{0}}; x[0] = f;\n  p[0] = __float2bfloat16(__bfloat162float(x[0]) + 1.0f);\n"

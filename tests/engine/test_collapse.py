@@ -8,7 +8,8 @@ from __future__ import annotations
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 HELPER = """#include <cuda.h>
 #include <cuda_runtime.h>

@@ -23,7 +23,8 @@ from hipport.engine.model import Analysis, Finding, Fix, FixGroup, FixStyle, Fix
 from hipport.engine.report import FileReport, to_json, to_sarif, to_text
 from hipport.engine.review import Decision, GroupRefused, ReviewSession
 from hipport.engine.source import Source, read_source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.translate_batch import Job, port_file
 from hipport.tui.cli import main
 

@@ -18,10 +18,8 @@ from hypothesis import strategies as st
 from hipport.engine.mapping import FAMILIES, ApiEntry, load, version_at_least
 
 REPO = Path(__file__).resolve().parents[2]
-TABLES = REPO.parent / "shared" / "reference" / "hipify-tables"
+TABLES = REPO / "data" / "hipify-tables"  # vendored: a fresh clone regenerates apis.json
 DATA = REPO / "engine" / "mapping" / "apis.json"
-needs_tables = pytest.mark.skipif(
-    not TABLES.is_dir(), reason=f"shared HIPIFY tables not present at {TABLES}")
 
 
 def gen() -> ModuleType:
@@ -274,16 +272,13 @@ def test_data_records_source_and_generator() -> None:
     doc = json.loads(DATA.read_bytes())
     assert doc["generator"].startswith("gen_mapping ")
     assert len(load().source_commit) == 40
-    if TABLES.is_dir():
-        assert load().source_commit == (TABLES / "SOURCE-COMMIT").read_text().split()[0]
+    assert load().source_commit == (TABLES / "SOURCE-COMMIT").read_text().split()[0]
 
 
-@needs_tables
 def test_regeneration_is_byte_identical() -> None:
     assert gen().build(TABLES) == DATA.read_bytes()
 
 
-@needs_tables
 def test_generator_check_cli(tmp_path: Path) -> None:
     out = tmp_path / "apis.json"
     script = str(REPO / "scripts" / "gen_mapping.py")
@@ -299,7 +294,6 @@ def test_generator_check_cli(tmp_path: Path) -> None:
     assert r.returncode == 0 and "up to date" in r.stdout
 
 
-@needs_tables
 def test_generator_refuses_bad_tables(tmp_path: Path) -> None:
     tables = tmp_path / "tables"
     shutil.copytree(TABLES, tables)
@@ -315,7 +309,6 @@ def test_generator_refuses_bad_tables(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-@needs_tables
 def test_generator_detects_disagreeing_single_library_table(tmp_path: Path) -> None:
     tables = tmp_path / "tables"
     shutil.copytree(TABLES, tables)

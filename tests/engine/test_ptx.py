@@ -18,7 +18,8 @@ from hipport.engine import shims
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 SRC = """__device__ unsigned f(unsigned A, unsigned B, unsigned C, unsigned char* flag) {
   unsigned r, s, t, u;

@@ -7,7 +7,8 @@ from pathlib import Path
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Source, read_source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 
 def run(src: str, **kw: object) -> tuple[str, object]:

@@ -6,7 +6,8 @@ import pytest
 
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Language, Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import analyze
 
 

@@ -14,7 +14,8 @@ from hipport.engine.cuda_features import feature_of, summarize, summary_line
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import Report, ReportKind, Translation
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 
 def run(src: str, path: str = "x.cu", **kw: object) -> tuple[str, Translation]:

@@ -19,7 +19,8 @@ from hipport.engine import shims
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 OPS_F = ("__fadd", "__fsub", "__fmul", "__fdiv", "__frcp", "__fsqrt", "__fmaf")
 OPS_D = ("__dadd", "__dsub", "__dmul", "__ddiv", "__drcp", "__dsqrt")

@@ -9,7 +9,8 @@ from hipport.engine import shims
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind, Translation
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 
 def run(src: str, path: str = "x.cu", **kw: object) -> tuple[str, Translation]:

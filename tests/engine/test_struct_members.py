@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 
 SRC = """#include <cuda_runtime.h>
 int f(const cudaDeviceProp& p, cudaDeviceProp* q, cudaDeviceProp all[2], CUmemAllocationProp* m, Other o) {

@@ -9,10 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hipport.engine.config import parse_rocm
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind, TranslationMode
 from hipport.engine.source import Source, read_source
-from hipport.engine.translate import TranslateError, TranslateOptions, rocm_version, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateError, TranslateOptions
 
 
 def run(src: str, path: str = "x.cu", **kw: object) -> tuple[str, object]:
@@ -304,11 +306,11 @@ def test_rocm_target_reports_newer_names_with_version() -> None:
 
 
 def test_rocm_version_parsing() -> None:
-    assert rocm_version("7.0") == (7, 0)
-    assert rocm_version("6") == (6, 0)
-    assert rocm_version("6.4.1") == (6, 4)
+    assert parse_rocm("7.0") == (7, 0)
+    assert parse_rocm("6") == (6, 0)
+    assert parse_rocm("6.4.1") == (6, 4)
     with pytest.raises(ValueError):
-        rocm_version("seven")
+        parse_rocm("seven")
 
 
 def test_unsupported_unknown_manual_reports_with_positions() -> None:

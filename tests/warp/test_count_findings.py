@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hipport.engine.source import Source, language_for, read_source
-from hipport.engine.translate import translate
+from hipport.engine.translate.driver import translate
 from hipport.engine.warp import WarpOptions, analyze, count_findings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from script_module import load_script
 
 from hipport.engine.pipeline import port
 from hipport.engine.source import Language, SourceError, read_source
-from hipport.engine.translate import TranslateOptions
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp.lex import ID, columns
 from hipport.engine.warp.logical import helper_parts
 

@@ -15,7 +15,8 @@ from hipport.engine.compose import compose, connected_groups
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import logical_port, port
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import analyze
 from hipport.engine.warp.logical import RENAMES, analyze_logical, helper_parts
 from hipport.tui.cli import main

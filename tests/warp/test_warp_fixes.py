@@ -12,7 +12,8 @@ from hipport.engine.edits import apply_edits, find_conflict
 from hipport.engine.model import FixStyle, Severity
 from hipport.engine.pipeline import fix_edits, port
 from hipport.engine.source import Source, read_source
-from hipport.engine.translate import TranslateOptions, translate
+from hipport.engine.translate.driver import translate
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import WarpOptions, analyze
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "warp"

@@ -19,7 +19,7 @@ from warp_samples import launched_elsewhere, logical_helpers
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import port
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import WarpOptions, analyze
 
 HIPCC = pytest.mark.skipif(shutil.which("hipcc") is None, reason="Debian's hipcc is not installed")

@@ -17,7 +17,7 @@ import pytest
 from hipport.engine.model import FixStyle
 from hipport.engine.pipeline import port
 from hipport.engine.source import Source, read_source
-from hipport.engine.translate import TranslateOptions
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import WarpOptions
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -161,7 +161,7 @@ def test_fixed_simple_spmv_compiles_with_hipcc(tmp_path: Path) -> None:
     """The whole fixed kernels.cu (both styles, ROCm 5.2 target: hipport's *_sync shims) compiles for gfx90a."""
     for style in FixStyle:
         out = tmp_path / f"kernels.{style.value}.hip"
-        from hipport.engine.translate import TranslateOptions
+        from hipport.engine.translate.options import TranslateOptions
         from hipport.engine.warp import WarpOptions
         out.write_text(port(read_source(SPMV), TranslateOptions(rocm=(5, 2)), fixes="all", style=style,
                             warp_options=WarpOptions(rocm=(5, 2))).text)

@@ -25,7 +25,7 @@ from hipport.engine.edits import Edit
 from hipport.engine.model import FixStyle
 from hipport.engine.pipeline import port
 from hipport.engine.source import Source
-from hipport.engine.translate import TranslateOptions
+from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import WarpOptions, analyze
 from hipport.engine.warp.analyzer import Analyzer, Hit
 from hipport.engine.warp.build import changing_hits, noop_edit

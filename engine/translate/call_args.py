@@ -1,6 +1,6 @@
 """Argument rewrites of calls whose HIP/ROC counterpart takes different arguments.
 
-The operations come from translate_tables.ARG_REWRITES (hipify-clang's FuncArgCasts). Edits stay
+The operations come from tables.ARG_REWRITES (hipify-clang's FuncArgCasts). Edits stay
 minimal where they can (a wrap or an added argument is an insertion, so renames inside the
 arguments stay separate edits); a reordering replaces the argument list with the reordered,
 already-translated arguments, absorbing the renames made inside it.
@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cxx.brackets import closing
-from .cxx.lexer import Tokens
-from .edits import Edit, apply_edits
-from .launch import split_arguments
-from .translate_tables import ArgOp
+from ..cxx.brackets import closing
+from ..cxx.lexer import Tokens
+from ..edits import Edit, apply_edits
+from ..launch import split_arguments
+from .tables import ArgOp
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,48 +65,63 @@ def rewrite_calls(toks: Tokens, calls: Sequence[Call], edits: list[Edit], base: 
         if any(kind == "move" for kind, _, _ in c.ops):
             edits = _reorder(text, args, c.ops, edits, base, lo, hi)
             continue
-        new: list[Edit] = []
-        dead: list[tuple[int, int]] = []
-        for kind, k, v in c.ops:
-            if kind == "add":
-                if n == 0:
-                    new.append(Edit(lo, lo, str(v), "api-args", f"adds {v}"))
-                elif k >= n:
-                    new.append(Edit(base + args[-1][1], base + args[-1][1], f", {v}", "api-args", f"adds {v}"))
-                else:
-                    new.append(Edit(base + args[k][0], base + args[k][0], f"{v}, ", "api-args", f"adds {v}"))
-            elif kind == "copy" and isinstance(v, tuple):
-                s, e = args[k]
-                own = [Edit(x.start - base - s, x.end - base - s, x.replacement, x.rule, x.note)
-                       for x in edits if base + s <= x.start and x.end <= base + e]
-                arg = apply_edits(text[s:e], own)
-                if v[0] < n:
-                    at = base + args[v[0]][0]
-                    new.append(Edit(at, at, f"{arg}, ", "api-args", f"copies argument {k + 1}"))
-                else:
-                    new.append(Edit(base + args[-1][1], base + args[-1][1], f", {arg}", "api-args",
-                                    f"copies argument {k + 1}"))
-            elif kind == "wrap":
-                s, e = args[k]
-                new.append(Edit(base + s, base + s, f"{v}(", "api-args", f"{v}(...)"))
-                new.append(Edit(base + e, base + e, ")", "api-args", f"{v}(...)"))
-            elif kind == "replace":
-                s, e = args[k]
-                dead.append((base + s, base + e))
-                new.append(Edit(base + s, base + e, str(v), "api-args", f"argument becomes {v}"))
-            elif kind == "remove":
-                if k + 1 < n:
-                    s, e = args[k][0], args[k + 1][0]
-                elif k > 0:
-                    s, e = args[k - 1][1], args[k][1]
-                else:
-                    s, e = args[k]
-                dead.append((base + s, base + e))
-                new.append(Edit(base + s, base + e, "", "api-args", "argument HIP does not take"))
+        new, dead = _op_edits(text, args, c.ops, edits, base, lo)
         if dead:
             edits = [e for e in edits if not any(a <= e.start and e.end <= b and e.start < b for a, b in dead)]
         edits.extend(new)
     return edits, failed
+
+
+def _op_edits(text: str, args: list[tuple[int, int]], ops: tuple[ArgOp, ...], edits: list[Edit], base: int,
+              lo: int) -> tuple[list[Edit], list[tuple[int, int]]]:
+    """The edits of a call's non-moving operations, and the spans whose older edits they replace."""
+    n = len(args)
+    new: list[Edit] = []
+    dead: list[tuple[int, int]] = []
+    for kind, k, v in ops:
+        if kind == "add":
+            new.append(_added(args, k, str(v), base, lo))
+        elif kind == "copy" and isinstance(v, tuple):
+            new.append(_copied(text, args, k, v[0], edits, base))
+        elif kind == "wrap":
+            s, e = args[k]
+            new.append(Edit(base + s, base + s, f"{v}(", "api-args", f"{v}(...)"))
+            new.append(Edit(base + e, base + e, ")", "api-args", f"{v}(...)"))
+        elif kind == "replace":
+            s, e = args[k]
+            dead.append((base + s, base + e))
+            new.append(Edit(base + s, base + e, str(v), "api-args", f"argument becomes {v}"))
+        elif kind == "remove":
+            if k + 1 < n:
+                s, e = args[k][0], args[k + 1][0]
+            elif k > 0:
+                s, e = args[k - 1][1], args[k][1]
+            else:
+                s, e = args[k]
+            dead.append((base + s, base + e))
+            new.append(Edit(base + s, base + e, "", "api-args", "argument HIP does not take"))
+    return new, dead
+
+
+def _added(args: list[tuple[int, int]], k: int, value: str, base: int, lo: int) -> Edit:
+    """`value` inserted before argument k (appended when k is past the last one)."""
+    if not args:
+        return Edit(lo, lo, value, "api-args", f"adds {value}")
+    if k >= len(args):
+        return Edit(base + args[-1][1], base + args[-1][1], f", {value}", "api-args", f"adds {value}")
+    return Edit(base + args[k][0], base + args[k][0], f"{value}, ", "api-args", f"adds {value}")
+
+
+def _copied(text: str, args: list[tuple[int, int]], k: int, to: int, edits: list[Edit], base: int) -> Edit:
+    """Argument k (with the edits made inside it) copied before argument `to` (appended past the last)."""
+    s, e = args[k]
+    own = [Edit(x.start - base - s, x.end - base - s, x.replacement, x.rule, x.note)
+           for x in edits if base + s <= x.start and x.end <= base + e]
+    arg = apply_edits(text[s:e], own)
+    if to < len(args):
+        at = base + args[to][0]
+        return Edit(at, at, f"{arg}, ", "api-args", f"copies argument {k + 1}")
+    return Edit(base + args[-1][1], base + args[-1][1], f", {arg}", "api-args", f"copies argument {k + 1}")
 
 
 def _reorder(text: str, args: list[tuple[int, int]], ops: tuple[ArgOp, ...], edits: list[Edit], base: int,

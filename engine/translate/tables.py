@@ -1,26 +1,16 @@
 """Small hand-kept tables the generated CUDA->HIP mapping does not carry (data only, no logic).
 
-Sources: include guards read from CUDA 13's headers (/usr/local/cuda/include) and HIP's headers
-(/usr/include/hip); argument rewrites follow hipify-clang (ROCm/HIPIFY src/HipifyAction.cpp).
+Sources: argument rewrites follow hipify-clang (ROCm/HIPIFY src/HipifyAction.cpp); CUDA's macros and
+their HIP meaning are mapping/macros.tsv.
 """
 
 from __future__ import annotations
 
-# Macros CUDA compilers/headers define, and their HIP counterparts for `#ifdef`/`defined()` tests.
-PREPROCESSOR_RENAMES: dict[str, str] = {
-    "__CUDACC__": "__HIPCC__",
-    "__NVCC__": "__HIPCC__",
-    "__CUDACC_RTC__": "__HIPCC_RTC__",
-    "__CUDA_ARCH__": "__HIP_DEVICE_COMPILE__",
-    "CUDA_VERSION": "HIP_VERSION",
-    "CUDART_VERSION": "HIP_VERSION",
-}
-
-# Version macros compared with a number (`#if CUDART_VERSION >= 11000`): HIP has no CUDA version,
-# so the comparison is decided as if the CUDA API level were this one (hipify's tables cover the
-# CUDA 12 runtime API; a test for a newer CUDA is false: that code path uses APIs HIP may not have).
+# Version macros (mapping/macros.tsv kind "version") compared with a number (`#if CUDART_VERSION >= 11000`):
+# HIP has no CUDA version, so the comparison is decided as if the CUDA API level were this one (hipify's
+# tables cover the CUDA 12 runtime API; a test for a newer CUDA is false: that code path uses APIs HIP
+# may not have).
 CUDA_API_LEVEL = 12000
-VERSION_MACROS = frozenset({"CUDA_VERSION", "CUDART_VERSION"})
 
 # --skip-excluded-preprocessor-conditional-blocks decides #if branches as hipify-clang's clang does: a
 # CUDA host-only pass (-x cuda --cuda-host-only, -std=c++14, 64-bit Linux) over the CUDA headers it
@@ -47,21 +37,6 @@ PREPROCESSOR_UNDEFINED = frozenset({
 # HIP's portable APIs (atomics, fp16/bf16, shuffles); Hopper/Blackwell paths (>= 9.0: wgmma, TMA,
 # clusters) do not exist on AMD, so those tests are false in device code too.
 ARCH_AVAILABLE_UP_TO = 800
-
-# Include guards of CUDA headers that code tests to know a header was included, mapped to the guard
-# of the HIP header the include is translated to.
-INCLUDE_GUARDS: dict[str, str] = {
-    "__CUDA_RUNTIME_H__": "HIP_INCLUDE_HIP_HIP_RUNTIME_H",
-    "__cuda_cuda_h__": "HIP_INCLUDE_HIP_HIP_RUNTIME_H",
-    "__DEVICE_LAUNCH_PARAMETERS_H__": "HIP_INCLUDE_HIP_HIP_RUNTIME_H",
-    "__CUDA_RUNTIME_API_H__": "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H",
-    "__CUDA_PROFILER_API_H__": "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H",
-    "__CUDA_FP16_H__": "HIP_INCLUDE_HIP_HIP_FP16_H",
-    "CU_COMPLEX_H_": "HIP_INCLUDE_HIP_HIP_COMPLEX_H",
-    "_COOPERATIVE_GROUPS_H_": "HIP_INCLUDE_HIP_HIP_COOPERATIVE_GROUP_H",
-    "__VECTOR_TYPES_H__": "HIP_INCLUDE_HIP_HIP_VECTOR_TYPES_H",
-    "__DRIVER_TYPES_H__": "HIP_INCLUDE_HIP_DRIVER_TYPES_H",
-}
 
 # Calls whose arguments change, not only their name: hipify-clang's FuncArgCasts and FuncOverloads
 # (ROCm/HIPIFY src/HipifyAction.cpp), as data. An op is (kind, index[, value | (to, count)]):

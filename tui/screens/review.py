@@ -6,11 +6,12 @@ repaints from the session, so what is shown is always what the session holds.
 The screen owns what is shown (the file, the finding under review, folds) and every key's action. Parts
 it composes, each with its own state and a typed interface (none shares the screen's `self`):
 review_project.py (`ProjectRows`: the project view behind the file list and header), review_panel.py
-(the finding panel's data), review_search.py (`FileSearch`), review_editor.py (the editor, `DiskWatch`),
-review_output.py (`Output`: output mode, writing, committing, writing before a build),
-review_across.py (`AcrossProject`: one decision for identical findings, the overview), review_support.py
-(gutter marks, rule texts, branch). Output and AcrossProject finish after a dialog or a worker and
-report with the messages of review_messages.py; the widgets report with their own messages.
+(the finding panel's data), review_walk.py (j/k past the file's end), review_search.py (`FileSearch`),
+review_editor.py (the editor, `DiskWatch`), review_output.py (`Output`: output mode, writing,
+committing, writing before a build), review_across.py (`AcrossProject`: one decision for identical
+findings, the overview), review_support.py (gutter marks, rule texts, branch). Output and AcrossProject
+finish after a dialog or a worker and report with the messages of review_messages.py; the widgets
+report with their own messages.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from .review_panel import panel_content
 from .review_project import Header, ProjectRows, header_line
 from .review_search import FileSearch, SearchMove, Side
 from .review_support import GutterMarks, branch_name, rule_help
+from .review_walk import walk_files
 
 # How often the header, file list and progress bar take in the background analysis' new summaries. Each
 # tick repaints them: at 0.5 s the app took 12% of a core from the analysis workers on 5,000 files.
@@ -82,10 +84,10 @@ class ReviewScreen(Screen[None]):
         # once that file is shown
         self.pending_nav: tuple[int, bool, str] | None = None
         self.shown_review: FileReview | None = None  # the engine FileReview the diff was last painted from
-        self.rows = ProjectRows(session, self._analysis)
+        self.project_rows = ProjectRows(session, self._analysis)
         self.search = FileSearch(session)
         self.disk = DiskWatch(session.root)
-        self.output = Output(self, session, self.rows)
+        self.output = Output(self, session, self.project_rows)
         self.across = AcrossProject(self, session, self._analysis)
 
     def _analysis(self) -> ProjectAnalysis | None:
@@ -188,7 +190,7 @@ class ReviewScreen(Screen[None]):
                 self.diff.set_marks({}, None)
                 self.query_one("#diff-title", Static).update(f"✗ {rel}: cannot be reviewed")
                 self.panel.show(None, str(e))
-                self.rows.touch(rel)
+                self.project_rows.touch(rel)
                 self.refresh_files()
             return
         if self.rel == rel:
@@ -227,8 +229,8 @@ class ReviewScreen(Screen[None]):
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
         self.diff.set_rows(rows, language=fr.source.language.value, keep_cursor=keep_cursor)
         self.diff.set_marks(self.marks(), self.current)
-        self.rows.touch(rel)
-        view = self.rows.view()  # the title, list and status from the same rows
+        self.project_rows.touch(rel)
+        view = self.project_rows.view()  # the title, list and status from the same rows
         entry = next((e for e in view.rows if e.rel == rel), None)
         out = entry.output if entry is not None and entry.output else rel
         stale = "   ~ STALE: changed on disk since review; saved decisions are NOT applied (press ! to re-review)"
@@ -270,14 +272,14 @@ class ReviewScreen(Screen[None]):
             self.diff.focus()  # the list closed under the person's focus
 
     def refresh_files(self, view: ProjectView | None = None) -> None:
-        self.rows.show_in(self.file_list, self.rel, view if view is not None else self.rows.view())
+        self.project_rows.show_in(self.file_list, self.rel, view if view is not None else self.project_rows.view())
 
     def refresh_status(self, view: ProjectView | None = None) -> None:
         if view is None:
-            view = self.rows.view()
+            view = self.project_rows.view()
         if self.branch is None:
             self.branch = branch_name(self.session.root)
-        row = self.rows.row(self.rel) if self.rel is not None else None
+        row = self.project_rows.row(self.rel) if self.rel is not None else None
         if row is None and self.rel is not None:
             row = next((e for e in view.rows if e.rel == self.rel), None)
         header = Header(row, self.last_message, self.branch, getattr(self.app, "root_note", ""))
@@ -303,8 +305,8 @@ class ReviewScreen(Screen[None]):
             return
         self._analysis_seen = seen + len(new)
         for rel in new:  # only the rows whose summaries came in since the last tick
-            self.rows.touch(rel)
-        view = self.rows.view()
+            self.project_rows.touch(rel)
+        view = self.project_rows.view()
         self.refresh_files(view)
         self.refresh_status(view)
         if analysis.finished or analysis.error:
@@ -326,7 +328,7 @@ class ReviewScreen(Screen[None]):
 
     def project(self) -> ProjectView:
         """The project's rows and totals (what the header and the file list show)."""
-        return self.rows.view()
+        return self.project_rows.view()
 
     # ---- events from widgets and controllers ---------------------------------------------------
     @on(FileList.FileChosen)
@@ -368,7 +370,7 @@ class ReviewScreen(Screen[None]):
 
     @on(ProjectChanged)
     def _project_changed(self, event: ProjectChanged) -> None:
-        self.rows.invalidate()
+        self.project_rows.invalidate()
         if event.branch is not None:
             self.branch = event.branch
         self.repaint()
@@ -483,7 +485,7 @@ class ReviewScreen(Screen[None]):
             self.say(empty, "warning")
             return
         self.last_message = plain_ids(change.message)
-        self.rows.invalidate()  # an undone step may span files (one decision for identical findings)
+        self.project_rows.invalidate()  # an undone step may span files (one decision for identical findings)
         if change.path != self.rel:
             self.rel = change.path
             self.expanded = set()
@@ -548,38 +550,20 @@ class ReviewScreen(Screen[None]):
     def _walk_files(self, step: int, undecided_only: bool, origin: str) -> None:
         """Open the next file (file list order, around the end) that has a finding or report to stop at;
         `origin`: the file the walk started in (it ends there)."""
-        rel = self.rel
-        what = ("undecided finding or report" if undecided_only else "finding or report")
-        order = self._file_order()
-        if not order:
+        stop = walk_files(self.session, self.project_rows, self._file_order(), self.rel, self.current, step,
+                          undecided_only, origin)
+        if stop is None:
             return
-        here = order.index(rel) if rel in order else (-1 if step > 0 else len(order))
-        for k in range(1, len(order) + 1):
-            i = here + step * k
-            wrapped = not 0 <= i < len(order)
-            cand = order[i % len(order)]
-            if cand == origin:  # around the whole project: only the file the walk started in is left
-                first = self.session.next_item(cand, None, step, undecided_only) if self.session.is_loaded(cand) \
-                    else None
-                if first is None or (cand == self.rel and first == self.current):
-                    self.say(f"No other {what} in the project.", "warning")
-                elif cand == self.rel:
-                    self._go_to(first)
-                    self.say(f"{what.capitalize()}: back to the {'top' if step > 0 else 'end'} of {cand}, the "
-                             "only file with one.")
-                else:
-                    self.pending_finding = first
-                    self.open_file(cand)
-                return
-            if not self.rows.may_stop_in(cand, undecided_only):
-                continue
-            if self.session.is_loaded(cand) and self.session.next_item(cand, None, step, undecided_only) is None:
-                continue
-            self.pending_nav = (step, undecided_only, origin)
-            self.open_file(cand)
-            around = " (around the end of the file list)" if wrapped else ""
-            self.say(f"{'Next' if step > 0 else 'Previous'} {what}: in {cand}{around}")
-            return
+        if stop.rel is not None and stop.rel == self.rel and stop.item is not None:
+            self._go_to(stop.item)
+        elif stop.rel is not None:
+            if stop.item is not None:
+                self.pending_finding = stop.item
+            else:  # its first (or last) stop once it is shown
+                self.pending_nav = (step, undecided_only, origin)
+            self.open_file(stop.rel)
+        if stop.message:
+            self.say(stop.message, stop.severity)
 
     def _file_order(self) -> list[str]:
         """The files in the file list's order (as filtered), or every file before the list is filled."""
@@ -757,7 +741,7 @@ class ReviewScreen(Screen[None]):
     def _disk_changed(self, rel: str, how: str) -> None:
         """The CUDA file changed: let the session notice (stale if it has decisions, else reloaded)."""
         self.session.rescan()
-        self.rows.invalidate()
+        self.project_rows.invalidate()
         self.disk.remember(rel)
         if self.session.is_loaded(rel) and self.session.load(rel).stale:
             self.repaint()
@@ -857,7 +841,7 @@ class ReviewScreen(Screen[None]):
             return
         try:
             change = self.session.resolve_stale(self.rel, keep=True)
-            self.rows.invalidate()
+            self.project_rows.invalidate()
         except ReviewError as e:  # e.g. the file became unreadable meanwhile
             self.say(str(e), "error")
             return

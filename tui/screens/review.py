@@ -326,10 +326,6 @@ class ReviewScreen(Screen[None]):
         self.loading_rel = rel
         self.load_file(rel)
 
-    def project(self) -> ProjectView:
-        """The project's rows and totals (what the header and the file list show)."""
-        return self.project_rows.view()
-
     # ---- events from widgets and controllers ---------------------------------------------------
     @on(FileList.FileChosen)
     def _file_chosen(self, event: FileList.FileChosen) -> None:

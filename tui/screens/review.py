@@ -628,30 +628,20 @@ class ReviewScreen(Screen[None]):
         """Index of the diff row showing this CUDA ("old") or HIP ("new") line (after unfolding it), or
         None."""
         for _ in range(2):
-            for i, row in enumerate(self.diff.rows):
-                n = row.old_no if side == "old" else row.new_no
-                if n is None:
-                    continue
-                if row.kind == "fold":
-                    if n <= line < n + row.hidden and row.old_no is not None:
-                        self.expanded.add(row.old_no)
-                        self.repaint()
-                        break
-                elif n == line:
-                    return i
-            else:
-                return None
+            row, fold = self.diff.row_of_line(side, line)
+            if fold is None:
+                return row
+            self.expanded.add(fold)
+            self.repaint()
         return None
 
     def _goto_pending_line(self) -> None:
         if self.pending_line is None or self.loading_rel is not None:
             return
         line, self.pending_line = self.pending_line, None
-        for i, row in enumerate(self.diff.rows):
-            if row.new_no == line or (row.kind == "fold" and row.new_no is not None
-                                      and row.new_no <= line < row.new_no + row.hidden):
-                self.diff.cursor = i
-                return
+        row = self.diff.row_of_hip_line(line)
+        if row is not None:
+            self.diff.cursor = row
 
     # ---- U: the other places of the finding's root cause (listed in the finding panel) ----------
     def action_toggle_uses(self) -> None:
@@ -694,18 +684,11 @@ class ReviewScreen(Screen[None]):
     def action_edit_hip(self) -> None:
         self._edit(hip=True)
 
-    def _cursor_lines(self) -> tuple[int, int]:
-        rows = self.diff.rows
-        row = rows[self.diff.cursor] if 0 <= self.diff.cursor < len(rows) else None
-        if row is None:
-            return 1, 1
-        return row.old_no or 1, row.new_no or row.old_no or 1
-
     def _edit(self, hip: bool) -> None:
         if not self._ready() or self.rel is None:
             return
         rel = self.rel
-        old_line, new_line = self._cursor_lines()
+        old_line, new_line = self.diff.cursor_lines()
         if hip:
             path = self.session.output_path(rel)
             if self.session.entry(rel).status.value not in ("written", "committed") or not path.exists():

@@ -218,7 +218,7 @@ async def tree_run(root: Path, presses: int) -> tuple[float, float, list[float],
         done_at = analysis.finished_at if analysis is not None else None
         final = (done_at if done_at is not None else time.perf_counter()) - t0
         screen._analysis_tick()  # type: ignore[attr-defined]
-        findings = screen.project().findings  # type: ignore[attr-defined]
+        findings = screen.project_rows.view().findings  # type: ignore[attr-defined]
         analysis.wait(60)  # the cache is written after the last summary
     return first, final, pilot_t, work_t, cpu_t, during, findings, analysis.cache_hits
 

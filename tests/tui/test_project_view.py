@@ -102,7 +102,7 @@ async def main():
                 break
             await pilot.pause(0.1)
         app.screen._analysis_tick()
-        print(a.use_pool, a.error, a.done, a.total, app.screen.project().findings)
+        print(a.use_pool, a.error, a.done, a.total, app.screen.project_rows.view().findings)
 
 if __name__ == "__main__":
     asyncio.run(main())

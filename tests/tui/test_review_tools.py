@@ -122,11 +122,11 @@ async def test_search_within_the_file_then_across_files(project: Path) -> None:
         dv = screen.query_one(DiffView)
         row = dv.rows[dv.cursor]
         assert "cudaMemset" in row.old_text, row
-        assert screen.search_query == "cudamemset"
+        assert screen.search.query == "cudamemset"
         assert "match 1/1 in gemm.cu" in screen.last_message
         assert screen.session.decision("gemm.cu", GROUP[0]) == Decision.PENDING  # n moves, does not reject
         await pilot.press("escape")
-        assert screen.search_query is None
+        assert screen.search.query is None
         await pilot.press("slash", *"cudaError", "enter")  # only in util.cuh: the search moves there
         await ready(pilot)
         assert screen.rel == "util.cuh"

@@ -85,7 +85,7 @@ async def test_search_footer_does_not_offer_n_for_reject(project: Path) -> None:
         assert "reject" in footer_actions() and "search_next" not in footer_actions()
         await pilot.press("slash", *"lane", "enter")
         await pilot.pause()
-        assert screen.search_query == "lane"
+        assert screen.search.query == "lane"
         actions = footer_actions()
         assert "search_next" in actions and "reject" not in actions, actions
         await pilot.press("escape")

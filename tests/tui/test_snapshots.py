@@ -11,7 +11,7 @@ from apptest import analysed, fake_analyze, merged_analyze, open_session
 
 from hipport.engine.toolchain.plan import Step, custom_plan
 from hipport.tui.app import PortApp
-from hipport.tui.screens import review
+from hipport.tui.screens import review_panel
 from hipport.tui.screens.review import ReviewScreen
 from hipport.tui.widgets.run_pane import RunPane
 
@@ -29,7 +29,7 @@ RULE_TEXT = {
 
 @pytest.fixture(autouse=True)
 def fixed_rule_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(review, "rule_text", lambda rule: RULE_TEXT.get(rule, ("", "")))
+    monkeypatch.setattr(review_panel, "rule_text", lambda rule: RULE_TEXT.get(rule, ("", "")))
     # toasts expire after a few seconds: on a loaded machine a snapshot could catch one or not.
     # The status bar carries the same message.
     monkeypatch.setattr(ReviewScreen, "notify", lambda self, *a, **k: None)

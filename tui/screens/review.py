@@ -3,21 +3,26 @@
 Every key goes through the engine's ReviewSession (decide, undo, write, commit ...); the screen then
 repaints from the session, so what is shown is always what the session holds.
 
-Parts live beside it: review_project.py (file list and header from the whole-project view, layout by
-width), review_tools.py (editor, outside edits, search, one decision for identical findings, the
-overview), review_output.py (output mode, writing, committing, the run pane's keys),
-review_support.py (gutter marks, rule texts, branch). This module keeps the layout, opening/painting
-a file, deciding, moving, and the Textual @on handlers.
+The screen owns what is shown (the file, the finding under review, folds) and every key's action. Parts
+it composes, each with its own state and a typed interface (none shares the screen's `self`):
+review_project.py (`ProjectRows`: the project view behind the file list and header), review_panel.py
+(the finding panel's data), review_walk.py (j/k past the file's end), review_search.py (`FileSearch`),
+review_editor.py (the editor, `DiskWatch`), review_output.py (`Output`: output mode, writing,
+committing, writing before a build), review_across.py (`AcrossProject`: one decision for identical
+findings, the overview), review_support.py (gutter marks, rule texts, branch). Output and AcrossProject
+finish after a dialog or a worker and report with the messages of review_messages.py; the widgets
+report with their own messages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -25,37 +30,35 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
 from hipport.engine.model import FixStyle, FixTier
-from hipport.engine.project_analysis import FileView, ProjectState
-from hipport.engine.review import Decision, ReviewError, ReviewSession, is_report
+from hipport.engine.project_analysis import ProjectAnalysis, ProjectView
+from hipport.engine.review import Change, Decision, FileReview, ReviewError, ReviewSession, is_report
 
 from ..keymap import bindings
-from ..labels import (
-    HELD_MARK,
-    REPORT_SYMBOL,
-    REPORT_WORD,
-    STALE_MARK,
-    decision_word,
-    plain_ids,
-)
+from ..labels import plain_ids
 from ..opening import first_file
 from ..widgets.diff_view import DiffView, Mark
 from ..widgets.file_list import FileList
-from ..widgets.finding_panel import FindingPanel, PanelData, ReportData, UsesList, line_text
+from ..widgets.finding_panel import FindingPanel, PanelData, UsesList
 from ..widgets.review_footer import ReviewFooter
 from ..widgets.run_pane import RunPane
 from ..widgets.search_bar import SearchBar
-from .review_output import ReviewOutput
-from .review_project import ProjectPanes
-from .review_support import GutterMarks, rule_help, rule_text
-from .review_tools import ReviewTools
-from .review_uses import ReviewUses
+from .review_across import AcrossProject
+from .review_editor import DiskWatch, run_editor
+from .review_messages import Notice, ProjectChanged, ShowFinding
+from .review_output import Output
+from .review_panel import panel_content
+from .review_project import Header, ProjectRows, header_line
+from .review_search import FileSearch, SearchMove, Side
+from .review_support import GutterMarks, branch_name, rule_help
+from .review_walk import walk_files
 
 # How often the header, file list and progress bar take in the background analysis' new summaries. Each
 # tick repaints them: at 0.5 s the app took 12% of a core from the analysis workers on 5,000 files.
 ANALYSIS_TICK_S = 1.0
+STACK_BELOW = 120  # columns: below this the diff is stacked (CUDA line above HIP line)
 
 
-class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[None]):
+class ReviewScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings()  # type: ignore[assignment]
     AUTO_FOCUS = "DiffView"
 
@@ -72,17 +75,24 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         self.branch: str | None = None         # cached: asking git on every key would cost ms
         self.diagnostic_index = -1             # into run_pane.diagnostics (the last build's)
         self.pending_line: int | None = None   # HIP line to put the cursor on once the file is shown
+        self.pending_finding: str | None = None  # finding to show once its file is painted (overview)
         self.failed: str | None = None         # why the open file cannot be reviewed
         self._analysis_seen = -1               # summaries taken in from the background analysis
-        self._rows: dict[str, FileView] = {}   # the project view's rows (see project())
-        self._dirty_rows: set[str] = set()     # rows changed since the file list last showed them
-        self._items_built = False              # the file list shows every row of self._rows
         self.stacked_choice: bool | None = None  # v: the person's layout; None: by width
         self.uses_open: str | None = None      # U: the finding whose list of uses is expanded
         # j/k/J/K crossing into another file: (step, undecided only, the file the walk started in), used
         # once that file is shown
         self.pending_nav: tuple[int, bool, str] | None = None
-        self.shown_review: Any = None  # the engine FileReview the diff was last painted from
+        self.shown_review: FileReview | None = None  # the engine FileReview the diff was last painted from
+        self.project_rows = ProjectRows(session, self._analysis)
+        self.search = FileSearch(session)
+        self.disk = DiskWatch(session.root)
+        self.output = Output(self, session, self.project_rows)
+        self.across = AcrossProject(self, session, self._analysis)
+
+    def _analysis(self) -> ProjectAnalysis | None:
+        analysis: ProjectAnalysis | None = getattr(self.app, "analysis", None)  # PortApp's; a bare App has none
+        return analysis
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -128,8 +138,29 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # search keys exist only while a search is active: otherwise n is reject and escape is free
         if action in ("search_next", "search_prev", "end_search"):
-            return self.search_query is not None
+            return self.search.query is not None
         return True
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.apply_width(event.size.width)
+
+    def apply_width(self, width: int) -> None:
+        """Stacked diff and a short footer in narrow terminals."""
+        stacked = width < STACK_BELOW if self.stacked_choice is None else self.stacked_choice
+        if stacked != self.diff.stacked:
+            self.diff.set_layout(stacked=stacked)
+        self.query_one(ReviewFooter).set_width(width)
+
+    def action_toggle_layout(self) -> None:
+        self.stacked_choice = not self.diff.stacked
+        self.diff.set_layout(stacked=self.stacked_choice)
+        self.say("Stacked layout: CUDA line above HIP line (v: side by side)" if self.stacked_choice
+                 else "Side by side (v: stacked)")
+
+    def action_toggle_wrap(self) -> None:
+        self.diff.set_layout(wrap=not self.diff.wrap)
+        self.say("Long lines wrap (W: scroll sideways instead)" if self.diff.wrap
+                 else "Long lines end in … ; left/right scroll both columns (W: wrap)")
 
     # ---- opening files -----------------------------------------------------------------------
     def open_file(self, rel: str) -> None:
@@ -159,7 +190,7 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
                 self.diff.set_marks({}, None)
                 self.query_one("#diff-title", Static).update(f"✗ {rel}: cannot be reviewed")
                 self.panel.show(None, str(e))
-                self.touch_row(rel)
+                self.project_rows.touch(rel)
                 self.refresh_files()
             return
         if self.rel == rel:
@@ -180,8 +211,8 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         self.repaint(keep_cursor=False)
         self.diff.show_finding(self.current)
         self._goto_pending_line()
-        self.goto_pending_search()
-        self._disk_seen = self._stat(rel)
+        self._apply_search(self.search.arrive(rel, lambda: self._match_rows(rel)))
+        self.disk.remember(rel)
         if self.painted_at is None:
             self.painted_at = time.monotonic()
         if nav is not None and self.current is None:
@@ -198,8 +229,8 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         rows = self.session.rows(rel, self.context, frozenset(self.expanded))
         self.diff.set_rows(rows, language=fr.source.language.value, keep_cursor=keep_cursor)
         self.diff.set_marks(self.marks(), self.current)
-        self.touch_row(rel)
-        view = self.project()  # the title, list and status from the same rows
+        self.project_rows.touch(rel)
+        view = self.project_rows.view()  # the title, list and status from the same rows
         entry = next((e for e in view.rows if e.rel == rel), None)
         out = entry.output if entry is not None and entry.output else rel
         stale = "   ~ STALE: changed on disk since review; saved decisions are NOT applied (press ! to re-review)"
@@ -227,66 +258,33 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         rel = self.rel
         if rel is None or self.loading_rel is not None or self.failed is not None:
             return
-        fr = self.session.load(rel)
         if self.uses_open is not None and self.uses_open != self.current:
             self.uses_open = None  # the list belongs to the finding it was opened on
-        report = fr.report_by_id.get(self.current) if self.current is not None else None
-        if report is not None:
-            reports = [r.id for r in fr.reports]
-            self.panel.show_report(ReportData(
-                report, REPORT_SYMBOL.get(report.kind, "?"), REPORT_WORD.get(report.kind, report.kind.value),
-                f"{reports.index(report.id) + 1}/{len(reports)}", line_text(fr.source.text, report.line)))
+        content = panel_content(self.session, rel, self.current, self.uses_open is not None)
+        if isinstance(content, str):
+            self.panel.show(None, content)
             return
-        if self.current is None or self.current not in fr.by_id:
-            n = len(fr.translation.edits)
-            k = len(fr.reports)
-            to_hand = f" {k} report{'s' if k != 1 else ''} to port by hand (j/k reach them)." if k else ""
-            self.panel.show(None, f"No warp findings in {rel}. {n} translation edit{'s' if n != 1 else ''}."
-                            + to_hand if not fr.findings else "Move to a finding with j/k.")
+        if not isinstance(content, PanelData):
+            self.panel.show_report(content)
             return
-        f = fr.by_id[self.current]
-        style = self.session.style(rel, f.id)
-        fix = f.fix(style)
-        title, explanation = rule_text(f.rule)
-        if fr.stale:
-            decision = STALE_MARK[2] if f.id in self.session.stale_decisions(rel) else decision_word(Decision.PENDING)
-        else:
-            decision = decision_word(self.session.decision(rel, f.id))
-            held = self.session.held(rel).get(f.group)
-            if held and self.session.decision(rel, f.id) == Decision.ACCEPTED:
-                decision = f"{HELD_MARK[2]}: {held}"
-        ids = [x.id for x in fr.findings]
-        group = fr.fix_groups.get(f.group)
-        tier = group.tier if group is not None else FixTier.SAFE
-        tier_reason = (group.tier_reason if group is not None else "") or (
-            "the analysis did not understand every use of the value" if tier == FixTier.REVIEW else "")
-        # the whole group's edits (every member's fix + the group's shared edits): a group changes together,
-        # so its preview shows every edit, not only this finding's half
-        group_edits: list[Any] = []
-        for m in fr.group_of(f.id):
-            mf = fr.by_id[m].fix(style)
-            if mf is not None:
-                group_edits.extend(mf.edits)
-        if group is not None:
-            group_edits.extend(e for sf in group.shared if sf.style == style for e in sf.edits)
-        self.panel.show(PanelData(
-            finding=f,
-            rule_title=title,
-            explanation=explanation,
-            decision=decision,
-            style=style.value,
-            group_size=len(fr.group_of(f.id)),
-            source_text=fr.source.text,
-            fix_edits=fix.edits if fix else (),
-            fix_summary=fix.summary if fix else "",
-            position=f"{ids.index(f.id) + 1}/{len(ids)}",
-            tier=tier.value,
-            tier_reason=tier_reason,
-            group_edits=group_edits,
-            uses_open=self.uses_open == f.id,
-        ))
+        self.panel.show(content)
         if not self.panel.uses_open and self.panel.uses_list.has_focus:
             self.diff.focus()  # the list closed under the person's focus
+
+    def refresh_files(self, view: ProjectView | None = None) -> None:
+        self.project_rows.show_in(self.file_list, self.rel, view if view is not None else self.project_rows.view())
+
+    def refresh_status(self, view: ProjectView | None = None) -> None:
+        if view is None:
+            view = self.project_rows.view()
+        if self.branch is None:
+            self.branch = branch_name(self.session.root)
+        row = self.project_rows.row(self.rel) if self.rel is not None else None
+        if row is None and self.rel is not None:
+            row = next((e for e in view.rows if e.rel == self.rel), None)
+        header = Header(row, self.last_message, self.branch, getattr(self.app, "root_note", ""))
+        # one line, fixed height: no re-layout
+        self.query_one("#status-bar", Static).update(header_line(self.session, view, header), layout=False)
 
     def say(self, message: str, severity: str = "information") -> None:
         message = plain_ids(message)
@@ -294,7 +292,41 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         self.refresh_status()
         self.notify(message, severity=severity, timeout=4)  # type: ignore[arg-type]
 
-    # ---- events from widgets -----------------------------------------------------------------
+    # ---- the background analysis ----------------------------------------------------------------
+    def _analysis_tick(self) -> None:
+        """While the project is analysed in the background: progress, file states and counts."""
+        analysis = self._analysis()
+        if analysis is None:
+            return
+        self.reload_if_dropped()
+        seen = max(self._analysis_seen, 0)
+        new = analysis.arrived_since(seen)
+        if not new and not (analysis.finished or analysis.error):
+            return
+        self._analysis_seen = seen + len(new)
+        for rel in new:  # only the rows whose summaries came in since the last tick
+            self.project_rows.touch(rel)
+        view = self.project_rows.view()
+        self.refresh_files(view)
+        self.refresh_status(view)
+        if analysis.finished or analysis.error:
+            self._analysis_timer.stop()
+
+    def reload_if_dropped(self) -> None:
+        """The analysis learned the project's own CUDA-looking names after the shown file was translated
+        (session.learn_project_names dropped it): translate it again in a worker, on the same finding."""
+        rel = self.rel
+        if rel is None or self.loading_rel is not None or self.failed is not None:
+            return
+        if self.session.is_loaded(rel):
+            if self.session.load(rel) is not self.shown_review:  # translated again meanwhile: show that one
+                self.repaint()
+            return
+        self.pending_finding = self.current
+        self.loading_rel = rel
+        self.load_file(rel)
+
+    # ---- events from widgets and controllers ---------------------------------------------------
     @on(FileList.FileChosen)
     def _file_chosen(self, event: FileList.FileChosen) -> None:
         self.open_file(event.rel)
@@ -323,6 +355,31 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
     @on(UsesList.Closed)
     def _uses_closed(self, event: UsesList.Closed) -> None:
         self.close_uses()
+
+    @on(Notice)
+    def _notice(self, event: Notice) -> None:
+        if event.toast:
+            self.say(event.text, event.severity)
+        else:
+            self.last_message = plain_ids(event.text)
+            self.refresh_status()
+
+    @on(ProjectChanged)
+    def _project_changed(self, event: ProjectChanged) -> None:
+        self.project_rows.invalidate()
+        if event.branch is not None:
+            self.branch = event.branch
+        self.repaint()
+
+    @on(ShowFinding)
+    def _show_finding(self, event: ShowFinding) -> None:
+        self.pending_finding = event.finding
+        if event.rel == self.rel:
+            self.current = event.finding
+            self.repaint()
+            self.diff.show_finding(event.finding)
+        else:
+            self.open_file(event.rel)
 
     # ---- deciding ----------------------------------------------------------------------------
     def _ready(self) -> bool:
@@ -419,12 +476,12 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
     def action_reject_rest(self) -> None:
         self._decide_rest(Decision.REJECTED)
 
-    def _after_history(self, change: Any, empty: str) -> None:
+    def _after_history(self, change: Change | None, empty: str) -> None:
         if change is None:
             self.say(empty, "warning")
             return
         self.last_message = plain_ids(change.message)
-        self.invalidate_rows()  # an undone step may span files (one decision for identical findings)
+        self.project_rows.invalidate()  # an undone step may span files (one decision for identical findings)
         if change.path != self.rel:
             self.rel = change.path
             self.expanded = set()
@@ -489,49 +546,24 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
     def _walk_files(self, step: int, undecided_only: bool, origin: str) -> None:
         """Open the next file (file list order, around the end) that has a finding or report to stop at;
         `origin`: the file the walk started in (it ends there)."""
-        rel = self.rel
-        what = ("undecided finding or report" if undecided_only else "finding or report")
-        order = [it.rel for it in self.file_list.shown_items()] or [e.rel for e in self.session.files()]
-        if not order:
+        stop = walk_files(self.session, self.project_rows, self._file_order(), self.rel, self.current, step,
+                          undecided_only, origin)
+        if stop is None:
             return
-        here = order.index(rel) if rel in order else (-1 if step > 0 else len(order))
-        for k in range(1, len(order) + 1):
-            i = here + step * k
-            wrapped = not 0 <= i < len(order)
-            cand = order[i % len(order)]
-            if cand == origin:  # around the whole project: only the file the walk started in is left
-                first = self.session.next_item(cand, None, step, undecided_only) if self.session.is_loaded(cand) \
-                    else None
-                if first is None or (cand == self.rel and first == self.current):
-                    self.say(f"No other {what} in the project.", "warning")
-                elif cand == self.rel:
-                    self._go_to(first)
-                    self.say(f"{what.capitalize()}: back to the {'top' if step > 0 else 'end'} of {cand}, the "
-                             "only file with one.")
-                else:
-                    self.pending_finding = first
-                    self.open_file(cand)
-                return
-            if not self._may_stop_in(cand, undecided_only):
-                continue
-            if self.session.is_loaded(cand) and self.session.next_item(cand, None, step, undecided_only) is None:
-                continue
-            self.pending_nav = (step, undecided_only, origin)
-            self.open_file(cand)
-            around = " (around the end of the file list)" if wrapped else ""
-            self.say(f"{'Next' if step > 0 else 'Previous'} {what}: in {cand}{around}")
-            return
+        if stop.rel is not None and stop.rel == self.rel and stop.item is not None:
+            self._go_to(stop.item)
+        elif stop.rel is not None:
+            if stop.item is not None:
+                self.pending_finding = stop.item
+            else:  # its first (or last) stop once it is shown
+                self.pending_nav = (step, undecided_only, origin)
+            self.open_file(stop.rel)
+        if stop.message:
+            self.say(stop.message, stop.severity)
 
-    def _may_stop_in(self, rel: str, undecided_only: bool) -> bool:
-        """Whether the project view says the file has something j/k (or J/K) stop at; a file not analysed
-        yet may."""
-        row = self._rows.get(rel)
-        if row is None or row.state is ProjectState.NOT_ANALYSED:
-            return True
-        if row.state is ProjectState.ERROR:
-            return False
-        open_findings = row.findings - row.decided if undecided_only else row.findings
-        return open_findings > 0 or row.unsupported > 0
+    def _file_order(self) -> list[str]:
+        """The files in the file list's order (as filtered), or every file before the list is filled."""
+        return [it.rel for it in self.file_list.shown_items()] or [e.rel for e in self.session.files()]
 
     def action_next_undecided(self) -> None:
         self._move(1, True)
@@ -546,7 +578,7 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         self._move(-1, False)
 
     def _file_step(self, step: int) -> None:
-        rels = [it.rel for it in self.file_list.shown_items()] or [e.rel for e in self.session.files()]
+        rels = self._file_order()
         if not rels:
             return
         i = rels.index(self.rel) if self.rel in rels else -1
@@ -591,7 +623,251 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
     def action_filter_files(self) -> None:
         self.query_one("#file-filter", Input).focus()
 
-    # ---- run pane events (@on handlers stay here: Textual collects them only on the Screen class) ----
+    # ---- finding the diff row of a line ---------------------------------------------------------
+    def _diff_row(self, side: Side, line: int) -> int | None:
+        """Index of the diff row showing this CUDA ("old") or HIP ("new") line (after unfolding it), or
+        None."""
+        for _ in range(2):
+            row, fold = self.diff.row_of_line(side, line)
+            if fold is None:
+                return row
+            self.expanded.add(fold)
+            self.repaint()
+        return None
+
+    def _goto_pending_line(self) -> None:
+        if self.pending_line is None or self.loading_rel is not None:
+            return
+        line, self.pending_line = self.pending_line, None
+        row = self.diff.row_of_hip_line(line)
+        if row is not None:
+            self.diff.cursor = row
+
+    # ---- U: the other places of the finding's root cause (listed in the finding panel) ----------
+    def action_toggle_uses(self) -> None:
+        fid = self._need_finding()
+        if fid is None or self.rel is None:
+            return
+        if self.uses_open == fid:
+            self.close_uses()
+            return
+        f = self.session.load(self.rel).by_id[fid]
+        if not f.uses:
+            self.say("This finding has no other places of the same cause.")
+            return
+        self.uses_open = fid
+        self.refresh_panel()
+        uses = self.panel.uses_list
+        uses.focus()
+        self.panel.call_after_refresh(self.panel.scroll_to_widget, uses, animate=False)
+
+    def close_uses(self) -> None:
+        if self.uses_open is None:
+            return
+        self.uses_open = None
+        self.refresh_panel()
+        self.panel.scroll_home(animate=False)  # the finding's header (and its count) in view again
+        self.diff.focus()
+
+    def goto_use(self, line: int) -> None:
+        """Put the diff's cursor on CUDA line `line` (unfolding it when folded)."""
+        row = self._diff_row("old", line)
+        if row is None:
+            self.say(f"Line {line} is not shown in this diff.", "warning")
+            return
+        self.diff.cursor = row
+
+    # ---- e / E: the editor; edits made outside hipport --------------------------------------------
+    def action_edit(self) -> None:
+        self._edit(hip=False)
+
+    def action_edit_hip(self) -> None:
+        self._edit(hip=True)
+
+    def _edit(self, hip: bool) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        rel = self.rel
+        old_line, new_line = self.diff.cursor_lines()
+        if hip:
+            path = self.session.output_path(rel)
+            if self.session.entry(rel).status.value not in ("written", "committed") or not path.exists():
+                self.say(f"{rel}: the HIP file is not written yet (w writes it); e opens the CUDA file.", "warning")
+                return
+        else:
+            path = self.session.root / rel
+        root = self.session.root
+        shown = path.relative_to(root) if path.is_relative_to(root) else path
+        outcome = run_editor(self.app, path, new_line if hip else old_line, shown)
+        if not outcome.changed:
+            self.say(outcome.message, outcome.severity)
+        elif hip:
+            self.say(f"{shown} edited in the editor: hipport will not overwrite it without asking (w asks).")
+        else:
+            self._disk_changed(rel, "in the editor")
+
+    def watch_disk(self) -> None:
+        """Timer: notice that the shown file changed on disk (another editor, git checkout ...)."""
+        rel = self.rel
+        if rel is None or self.loading_rel is not None or not self.session.is_loaded(rel):
+            return
+        if not self.disk.moved(rel):
+            return
+        if self.session.load(rel).stale or not self.session.changed_outside(rel):
+            return  # unchanged, or hipport's own in-place write
+        self._disk_changed(rel, "on disk (outside hipport)")
+
+    def _disk_changed(self, rel: str, how: str) -> None:
+        """The CUDA file changed: let the session notice (stale if it has decisions, else reloaded)."""
+        self.session.rescan()
+        self.project_rows.invalidate()
+        self.disk.remember(rel)
+        if self.session.is_loaded(rel) and self.session.load(rel).stale:
+            self.repaint()
+            self.say(f"{rel} changed {how}: its decisions are kept but NOT applied; press ! to re-review it.",
+                     "warning")
+            return
+        self.say(f"{rel} changed {how}: translating and analysing it again.")
+        if self.rel == rel:
+            self.rel = None  # force open_file to load it again
+        self.open_file(rel)
+
+    # ---- / n N: search -------------------------------------------------------------------------
+    def action_search(self) -> None:
+        self.query_one(SearchBar).open()
+
+    @on(SearchBar.Search)
+    def _search(self, event: SearchBar.Search) -> None:
+        self.diff.focus()
+        if not event.query:
+            self._end_search()
+            return
+        self._set_search(event.query)
+        self._search_step(1, include_current=True)
+
+    @on(SearchBar.Cancelled)
+    def _search_cancelled(self, event: SearchBar.Cancelled) -> None:
+        self.diff.focus()
+        self._end_search()
+
+    def _set_search(self, query: str | None) -> None:
+        self.search.query = query
+        self.query_one(ReviewFooter).searching = query is not None
+        self.refresh_bindings()  # n/N/escape on or off (check_action), and the footer with them
+
+    def _end_search(self) -> None:
+        if self.search.query is not None:
+            self._set_search(None)
+            self.say("Search ended: n rejects again.")
+
+    def action_end_search(self) -> None:
+        self._end_search()
+
+    def action_search_next(self) -> None:
+        self._search_step(1)
+
+    def action_search_prev(self) -> None:
+        self._search_step(-1)
+
+    def _match_rows(self, rel: str) -> list[int]:
+        """The diff rows of the search's matches in the shown file (unfolding those folded)."""
+        return sorted({i for side, n in self.search.matches(rel) if (i := self._diff_row(side, n)) is not None})
+
+    def _search_step(self, step: int, include_current: bool = False) -> None:
+        if not self.search.query or not self._ready() or self.rel is None:
+            return
+        rel = self.rel
+        here = self.diff.cursor
+        found: Sequence[int] = self._match_rows(rel)
+        self._apply_search(self.search.step(rel, found, here, step, include_current, self._file_order()))
+
+    def _apply_search(self, move: SearchMove | None) -> None:
+        if move is None:
+            return
+        if move.row is not None:
+            self.diff.cursor = move.row
+        if move.other_file is not None:
+            self.open_file(move.other_file)
+        self.say(move.message, move.severity)
+
+    # ---- I, O: across the project ------------------------------------------------------------------
+    def action_apply_identical(self) -> None:
+        fid = self._need_finding()
+        if fid is None or self.rel is None:
+            return
+        self.across.apply_identical(self.rel, fid)
+
+    def action_overview(self) -> None:
+        self.across.overview()
+
+    # ---- o w c !: output, writing, committing, a stale file ------------------------------------------
+    def action_cycle_output(self) -> None:
+        self.output.cycle_mode()
+
+    def action_write(self) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        self.output.write(self.rel)
+
+    def action_commit(self) -> None:
+        self.output.commit()
+
+    def action_resolve_stale(self) -> None:
+        if not self._ready() or self.rel is None:
+            return
+        if not self.session.load(self.rel).stale:
+            self.say(f"{self.rel} is not stale.")
+            return
+        try:
+            change = self.session.resolve_stale(self.rel, keep=True)
+            self.project_rows.invalidate()
+        except ReviewError as e:  # e.g. the file became unreadable meanwhile
+            self.say(str(e), "error")
+            return
+        self.last_message = plain_ids(change.message)
+        self.show_file(self.rel)
+
+    # ---- the run pane's keys (the pane owns detection, device, doctor and the run) -----------------
+    def action_build_run(self) -> None:
+        self.output.build_run(self.run_pane)
+
+    def action_stop_run(self) -> None:
+        if not self.run_pane.stop():
+            self.say("Nothing is running.")
+
+    def action_pick_platform(self) -> None:
+        self.run_pane.pick_platform()
+
+    def action_pick_device(self) -> None:
+        self.run_pane.pick_device()
+
+    def action_doctor(self) -> None:
+        self.run_pane.doctor(self.session.root)
+
+    def action_jump_diagnostic(self) -> None:
+        diagnostics = self.run_pane.diagnostics
+        if not diagnostics:
+            self.say("No build diagnostics to jump to.")
+            return
+        self.diagnostic_index = (self.diagnostic_index + 1) % len(diagnostics)
+        d = diagnostics[self.diagnostic_index]
+        target = self._file_for_output(d.path)
+        if target is None:
+            self.say(f"{d.location()}: not a file under review", "warning")
+            return
+        if target != self.rel:
+            self.open_file(target)
+        self.pending_line = d.line
+        self._goto_pending_line()
+        self.say(f"{d.severity}: {d.location()}: {d.message}")
+
+    def _file_for_output(self, path: str) -> str | None:
+        name = Path(path).name
+        for e in self.session.files():
+            if e.output == path or Path(e.output).name == name or e.rel == path:
+                return e.rel
+        return None
+
     @on(RunPane.Notice)
     def _run_notice(self, event: RunPane.Notice) -> None:
         self.say(event.text, event.severity)
@@ -630,8 +906,8 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
         self.refresh_status()
 
     def action_quit_app(self) -> None:
-        if self.cancel_commit():  # a hook that hangs must not keep the app (and a blank screen) alive
-            self.quit_after_commit = True
+        if self.output.cancel_commit():  # a hook that hangs must not keep the app (and a blank screen) alive
+            self.output.quit_after_commit = True
             self.say("Stopping the commit (git and its hooks), then quitting…", "warning")
             return
         unwritten = self.session.unwritten()

@@ -1,7 +1,6 @@
-"""The review screen's output parts: output mode, writing, committing, re-reviewing a stale file, and
-the run pane's keys (build and run, stop, device, doctor, jump to a build diagnostic). Mixed into
-ReviewScreen; its RunPane message handlers stay in review.py (Textual collects @on handlers only on the
-Screen class itself)."""
+"""`Output`: the review screen's output keys: output mode (o), writing (w), committing (c), and writing what
+a build reads before building (b). Its dialogs and git's worker end after the key's handler, so it
+reports to the screen with messages (review_messages.py) and never touches what is shown."""
 
 from __future__ import annotations
 
@@ -9,138 +8,104 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual.screen import Screen
 
 from hipport.engine.fsutil import WriteError
-from hipport.engine.review import FileStatus, ReviewError
+from hipport.engine.review import FileEntry, FileStatus, OutputExists, ReviewError, ReviewSession, StaleError
 
-from ..labels import plain_ids
+from ..widgets.run_pane import RunPane
+from .review_messages import Notice, ProjectChanged
+from .review_project import ProjectRows
 from .review_support import branch_name
 
 if TYPE_CHECKING:
-    from hipport.engine.review import ReviewSession
-
-    from ..widgets.diff_view import DiffView
-    from ..widgets.run_pane import RunPane
     from .commit import CommitRequest
 
 OUTPUT_MODES = ("sibling", "in-place", "folder")
 
 
-class ReviewOutput:
-    """Mixed into ReviewScreen; uses its session, diff, run pane and `say`."""
+class Output:
+    def __init__(self, screen: Screen[Any], session: ReviewSession, rows: ProjectRows) -> None:
+        self.screen = screen            # where messages go; its app shows the dialogs and runs the workers
+        self.session = session
+        self.rows = rows
+        self.commit_cancel: threading.Event | None = None  # set while a commit runs: setting it stops git
+        self.quit_after_commit = False  # q came during a commit: quit once git is stopped and our `git add` undone
 
-    commit_cancel: threading.Event | None = None  # set while a commit runs: setting it stops git
-    quit_after_commit = False  # q came during a commit: quit once git is stopped and our `git add` undone
+    def _say(self, text: str, severity: str = "information") -> None:
+        self.screen.post_message(Notice(text, severity))
 
-    if TYPE_CHECKING:
-        session: ReviewSession
-        rel: str | None
-        loading_rel: str | None
-        last_message: str
-        branch: str | None
-        diagnostic_index: int
-        pending_line: int | None
-        app: Any
-
-        @property
-        def diff(self) -> DiffView: ...
-        @property
-        def run_pane(self) -> RunPane: ...
-        def say(self, message: str, severity: str = "information") -> None: ...
-        def _ready(self) -> bool: ...
-        def repaint(self, keep_cursor: bool = True) -> None: ...
-        def open_file(self, rel: str) -> None: ...
-        def show_file(self, rel: str) -> None: ...
-        def invalidate_rows(self) -> None: ...
-        def project(self) -> Any: ...
-
-    # ---- output, writing, committing ----------------------------------------------------------
-    def action_cycle_output(self) -> None:
+    # ---- output mode, writing -------------------------------------------------------------------
+    def cycle_mode(self) -> None:
         cfg = self.session.config
         mode = OUTPUT_MODES[(OUTPUT_MODES.index(cfg.output_mode) + 1) % len(OUTPUT_MODES)]
         try:
             self.session.set_config(cfg.replace(output_mode=mode))
-            self.invalidate_rows()
         except Exception as e:  # ConfigError: one line
-            self.say(str(e), "error")
+            self._say(str(e), "error")
             return
-        self.say(f"Output mode: {mode} (this session; set output_mode in config to keep it)")
-        if self.rel is not None and self.loading_rel is None:
-            self.repaint()
+        self._say(f"Output mode: {mode} (this session; set output_mode in config to keep it)")
+        self.screen.post_message(ProjectChanged())
 
-    def action_write(self) -> None:
-        if not self._ready() or self.rel is None:
-            return
-        self._write(self.rel, overwrite=False)
-
-    def _write(self, rel: str, overwrite: bool) -> None:
-        from hipport.engine.review import OutputExists, StaleError
-
+    def write(self, rel: str, overwrite: bool = False) -> None:
         try:
             path = self.session.write(rel, overwrite=overwrite)
         except StaleError:
-            self.say(f"{rel} changed on disk since it was loaded; not written. Press ! to re-review it "
-                     "(decisions that still match are kept).", "error")
-            self.repaint()
+            self._say(f"{rel} changed on disk since it was loaded; not written. Press ! to re-review it "
+                      "(decisions that still match are kept).", "error")
+            self.screen.post_message(ProjectChanged())
             return
         except OutputExists as e:
-            from .confirm import ConfirmScreen
+            from .confirm import ConfirmScreen  # dialogs load on first use: a faster start
 
             def answer(yes: bool | None) -> None:
                 if yes:
-                    self._write(rel, overwrite=True)
+                    self.write(rel, overwrite=True)
 
-            self.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it? What it holds now is kept beside it "
-                                               "(<file>.prehip, or the next free .prehip.N).", "Overwrite",
-                                               "Keep it"), answer)
+            self.screen.app.push_screen(ConfirmScreen(f"{e}.\nOverwrite it? What it holds now is kept beside it "
+                                                      "(<file>.prehip, or the next free .prehip.N).", "Overwrite",
+                                                      "Keep it"), answer)
             return
-        except ReviewError as e:
-            self.say(str(e), "error")
-            return
-        except WriteError as e:  # read-only file, full disk, no permission: one line, the app goes on
-            self.say(str(e), "error")
+        except (ReviewError, WriteError) as e:  # WriteError: read-only file, full disk, no permission: one line
+            self._say(str(e), "error")
             return
         except OSError as e:
-            self.say(f"{rel}: not written ({e})", "error")
+            self._say(f"{rel}: not written ({e})", "error")
             return
-        try:
-            shown = path.relative_to(self.session.root)
-        except ValueError:
-            shown = path
-        self.invalidate_rows()
-        self.say(f"Wrote {shown}")
-        self.repaint()
+        shown = path.relative_to(self.session.root) if path.is_relative_to(self.session.root) else path
+        self._say(f"Wrote {shown}")
+        self.screen.post_message(ProjectChanged())
 
-    def action_commit(self) -> None:
+    # ---- committing ------------------------------------------------------------------------------
+    def commit(self) -> None:
         if self.cancel_commit():
-            self.say("Cancelling the commit: stopping git and its hooks…", "warning")
+            self._say("Cancelling the commit: stopping git and its hooks…", "warning")
             return
         from hipport.engine.vcs import commit_refusal
 
         why = commit_refusal(self.session.root)  # before the dialog, not after ctrl+s
         if why is not None:
-            self.say(f"Not committed: {why}.", "error")
+            self._say(f"Not committed: {why}.", "error")
             return
         paths = self.session.committable()
         if not paths:
             reason = self.session.nothing_to_commit()
-            self.say(reason[:1].upper() + reason[1:] + ".", "warning")
+            self._say(reason[:1].upper() + reason[1:] + ".", "warning")
             return
         from .commit import CommitScreen  # dialogs load on first use: a faster start
 
-        branch = branch_name(self.session.root)
-        default = "hipport/port"
-        screen = CommitScreen(self.session.commit_message(), list(paths), branch, default)
-        self.app.push_screen(screen, self._commit_answer)
+        screen = CommitScreen(self.session.commit_message(), list(paths), branch_name(self.session.root),
+                              "hipport/port")
+        self.screen.app.push_screen(screen, self._commit_answer)
 
     def _commit_answer(self, request: CommitRequest | None) -> None:
         if request is None:
-            self.say("Commit cancelled.")
+            self._say("Commit cancelled.")
             return
-        self.commit_cancel = threading.Event()
-        self.say("Committing: git runs the repository's hooks now (c cancels)…")
-        self.do_commit(request, self.commit_cancel)
+        cancel = self.commit_cancel = threading.Event()
+        self._say("Committing: git runs the repository's hooks now (c cancels)…")
+        self.screen.run_worker(lambda: self._commit(request, cancel), thread=True, exclusive=True, group="git",
+                               exit_on_error=False)
 
     def cancel_commit(self) -> bool:
         """Stop a running commit (git and its hooks); whether one was running. Quitting calls it too: a
@@ -151,82 +116,66 @@ class ReviewOutput:
         running.set()
         return True
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
-    def do_commit(self, request: CommitRequest, cancel: threading.Event) -> None:
+    def _commit(self, request: CommitRequest, cancel: threading.Event) -> None:
+        """In a worker thread (git and the repository's hooks may take long)."""
         try:
             sha = self.session.commit(request.message, request.branch, cancel=cancel)
         except Exception as e:  # ReviewError / VcsError: one line, shown, nothing lost
-            self.app.call_from_thread(self.say, f"Not committed: {e}", "error")
-            self.app.call_from_thread(self._commit_ended, cancel)
-            return
-        self.app.call_from_thread(self._committed, sha, request.branch)
-        self.app.call_from_thread(self._commit_ended, cancel)
+            self.screen.app.call_from_thread(self._say, f"Not committed: {e}", "error")
+        else:
+            where = branch_name(self.session.root)
+            self.screen.app.call_from_thread(self._committed, sha, where)
+        self.screen.app.call_from_thread(self._commit_ended, cancel)
+
+    def _committed(self, sha: str, branch: str) -> None:
+        self.screen.post_message(ProjectChanged(branch))
+        self._say(f"Committed {sha[:10]} on {branch}")
 
     def _commit_ended(self, cancel: threading.Event) -> None:
         if self.commit_cancel is cancel:
             self.commit_cancel = None
         if self.quit_after_commit:  # q during the commit: it is stopped and cleaned up, now quit
             self.quit_after_commit = False
-            self.app.call_later(self.app.action_quit_app)
+            self.screen.app.call_later(self.screen.app.run_action, "quit_app")
 
-    def _committed(self, sha: str, branch: str | None) -> None:
-        self.invalidate_rows()
-        self.branch = where = branch_name(self.session.root)
-        self.say(f"Committed {sha[:10]} on {where}")
-        if self.rel is not None and self.loading_rel is None:
-            self.repaint()
-
-    def action_resolve_stale(self) -> None:
-        if not self._ready() or self.rel is None:
-            return
-        if not self.session.load(self.rel).stale:
-            self.say(f"{self.rel} is not stale.")
-            return
-        try:
-            change = self.session.resolve_stale(self.rel, keep=True)
-            self.invalidate_rows()
-        except ReviewError as e:  # e.g. the file became unreadable meanwhile
-            self.say(str(e), "error")
-            return
-        self.last_message = plain_ids(change.message)
-        self.show_file(self.rel)
-
-    # ---- run pane (the pane owns detection, device, doctor and the run; the screen binds keys) ----
-    def action_build_run(self) -> None:
+    # ---- building: write what the build reads first ----------------------------------------------
+    def build_run(self, run_pane: RunPane) -> None:
         """b: build and run the port; with files not written yet, offer "write and build" in one key: only
         the files the build reads, and nothing when no write can make the build work (it says what does)."""
         from hipport.engine.toolchain.build_inputs import build_inputs
 
+        root = Path(self.session.root)
         pending = self._not_written()
-        needs = build_inputs(Path(self.session.root), self.session.config, [e.rel for e in pending])
+        needs = build_inputs(root, self.session.config, [e.rel for e in pending])
         if needs.blocked:
-            self.say(f"Cannot build: {needs.blocked}; in the app, o switches the output mode", "warning")
+            self._say(f"Cannot build: {needs.blocked}; in the app, o switches the output mode", "warning")
             return
         pending = [e for e in pending if e.rel in needs.reads]
         if not pending:
-            self.run_pane.build_and_run(Path(self.session.root), self.session.config)
+            run_pane.build_and_run(root, self.session.config)
             return
         from .confirm import ConfirmScreen
-
-        # undecided by the project view: a file not opened yet counts by its background analysis (the
-        # session's own status knows only the files it loaded)
-        rows = self.project().rows
-        open_findings = {r.rel for r in rows if r.findings > r.decided}
-        undecided = [e.rel for e in pending if e.rel in open_findings]
-        names = ", ".join(e.rel for e in pending[:4]) + (" …" if len(pending) > 4 else "")
-        which = ", ".join(undecided[:4]) + (" …" if len(undecided) > 4 else "")
-        question = (f"{len(pending)} file(s) of the port are not written yet: {names}."
-                    + (f"\n{len(undecided)} of them {'has' if len(undecided) == 1 else 'have'} undecided findings "
-                       f"({which}): written without those fixes." if undecided else "") + "\nWrite them and build?")
 
         def answer(yes: bool | None) -> None:
             if yes:
                 self._write_for_build([e.rel for e in pending])
-            self.run_pane.build_and_run(Path(self.session.root), self.session.config)
+            run_pane.build_and_run(root, self.session.config)
 
-        self.app.push_screen(ConfirmScreen(question, "Write and build", "Build as it is"), answer)
+        self.screen.app.push_screen(ConfirmScreen(self._write_question(pending), "Write and build",
+                                                  "Build as it is"), answer)
 
-    def _not_written(self) -> list[Any]:
+    def _write_question(self, pending: list[FileEntry]) -> str:
+        # undecided by the project view: a file not opened yet counts by its background analysis (the
+        # session's own status knows only the files it loaded)
+        open_findings = {r.rel for r in self.rows.view().rows if r.findings > r.decided}
+        undecided = [e.rel for e in pending if e.rel in open_findings]
+        names = ", ".join(e.rel for e in pending[:4]) + (" …" if len(pending) > 4 else "")
+        which = ", ".join(undecided[:4]) + (" …" if len(undecided) > 4 else "")
+        return (f"{len(pending)} file(s) of the port are not written yet: {names}."
+                + (f"\n{len(undecided)} of them {'has' if len(undecided) == 1 else 'have'} undecided findings "
+                   f"({which}): written without those fixes." if undecided else "") + "\nWrite them and build?")
+
+    def _not_written(self) -> list[FileEntry]:
         """Files whose current result is not on disk: never written, or decided since."""
         unwritten = set(self.session.unwritten())
         open_states = (FileStatus.UNTRANSLATED, FileStatus.TRANSLATED, FileStatus.HAS_FINDINGS, FileStatus.REVIEWED)
@@ -241,57 +190,8 @@ class ReviewOutput:
                 self.session.write(rel)
             except (ReviewError, WriteError, OSError) as e:
                 failed.append(f"{rel}: {e}")
-        self.repaint()
+        self.screen.post_message(ProjectChanged())
         if failed:
-            self.invalidate_rows()
-            self.say(f"Wrote {len(rels) - len(failed)} of {len(rels)}; not written: {failed[0]}", "warning")
+            self._say(f"Wrote {len(rels) - len(failed)} of {len(rels)}; not written: {failed[0]}", "warning")
         else:
-            self.invalidate_rows()
-            self.say(f"Wrote {len(rels)} file(s); building")
-
-    def action_stop_run(self) -> None:
-        if not self.run_pane.stop():
-            self.say("Nothing is running.")
-
-    def action_pick_platform(self) -> None:
-        self.run_pane.pick_platform()
-
-    def action_pick_device(self) -> None:
-        self.run_pane.pick_device()
-
-    def action_doctor(self) -> None:
-        self.run_pane.doctor(self.session.root)
-
-    def action_jump_diagnostic(self) -> None:
-        diagnostics = self.run_pane.diagnostics
-        if not diagnostics:
-            self.say("No build diagnostics to jump to.")
-            return
-        self.diagnostic_index = (self.diagnostic_index + 1) % len(diagnostics)
-        d = diagnostics[self.diagnostic_index]
-        target = self._file_for_output(d.path)
-        if target is None:
-            self.say(f"{d.location()}: not a file under review", "warning")
-            return
-        if target != self.rel:
-            self.open_file(target)
-        self.pending_line = d.line
-        self._goto_pending_line()
-        self.say(f"{d.severity}: {d.location()}: {d.message}")
-
-    def _file_for_output(self, path: str) -> str | None:
-        name = Path(path).name
-        for e in self.session.files():
-            if e.output == path or Path(e.output).name == name or e.rel == path:
-                return e.rel
-        return None
-
-    def _goto_pending_line(self) -> None:
-        if self.pending_line is None or self.loading_rel is not None:
-            return
-        line, self.pending_line = self.pending_line, None
-        for i, row in enumerate(self.diff.rows):
-            if row.new_no == line or (row.kind == "fold" and row.new_no is not None
-                                      and row.new_no <= line < row.new_no + row.hidden):
-                self.diff.cursor = i
-                return
+            self._say(f"Wrote {len(rels)} file(s); building")

@@ -266,6 +266,35 @@ class DiffView(ScrollView, can_focus=True):
                 return i
         return None
 
+    def row_of_line(self, side: str, line: int) -> tuple[int | None, int | None]:
+        """(the row showing CUDA ("old") or HIP ("new") line `line`, None); (None, the fold's first old
+        line) when a fold hides it (unfolding that fold shows it); (None, None) when no row has it."""
+        for i, row in enumerate(self.rows):
+            n = row.old_no if side == "old" else row.new_no
+            if n is None:
+                continue
+            if row.kind == "fold":
+                if n <= line < n + row.hidden and row.old_no is not None:
+                    return None, row.old_no
+            elif n == line:
+                return i, None
+        return None, None
+
+    def row_of_hip_line(self, line: int) -> int | None:
+        """The row showing HIP line `line`, or the fold row hiding it."""
+        for i, row in enumerate(self.rows):
+            if row.new_no == line or (row.kind == "fold" and row.new_no is not None
+                                      and row.new_no <= line < row.new_no + row.hidden):
+                return i
+        return None
+
+    def cursor_lines(self) -> tuple[int, int]:
+        """(CUDA line, HIP line) at the cursor (1 where the row has none)."""
+        row = self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+        if row is None:
+            return 1, 1
+        return row.old_no or 1, row.new_no or row.old_no or 1
+
     def show_finding(self, finding_id: str | None) -> None:
         """Put the cursor on the finding's first row and centre it."""
         if finding_id is None:

@@ -165,7 +165,7 @@ class FindingPanel(VerticalScroll):
         self.query_one("#finding-uses-title", Static).update(Content.assemble(
             (f"▾ The {n} places of this root cause", "bold $text-accent"),
             ("  (up/down or a click shows each line; U or esc closes)", "$text-muted")))
-        options = []
+        options: list[Option] = []
         for line, col, role, text in use_places(data):
             label = Content.assemble((f"{line:>5}:{col:<3}", "$text-muted"), " ",
                                      (f"[{role}] " if role else "", "$text-accent"), text)
@@ -292,7 +292,9 @@ def _set_text(body: Static, content: Content, relayout: bool = False) -> None:
     another finding here, and a re-layout on each cost a 160x45 screen ~50 ms of CPU (taken from the
     background analysis while it runs); the height is what Textual itself measures (get_height)."""
     width, height = body.content_region.width, body.content_region.height
-    same = width > 0 and content.get_height(body.styles, width) == height
+    # Textual's own Widget.get_content_height passes `styles` here too; get_height's annotation (RulesMap, a
+    # TypedDict) does not admit the styles object its docstring asks for
+    same = width > 0 and content.get_height(body.styles, width) == height  # type: ignore[arg-type]
     body.update(content, layout=relayout or not same)
 
 

@@ -21,6 +21,7 @@ class ReviewFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self.narrow = False
+        self.searching = False  # a search is active (the screen sets it, then refreshes its bindings)
 
     def set_width(self, width: int) -> None:
         narrow = width < NARROW_BELOW
@@ -33,7 +34,7 @@ class ReviewFooter(Footer):
     def compose(self) -> ComposeResult:
         grouped = 0  # keys kept in the group whose label comes next
         # during a search n/N move between matches: "n Reject" would name a key that does not reject
-        searching = getattr(self.screen, "search_query", None) is not None
+        searching = self.searching
         for widget in super().compose():
             if isinstance(widget, FooterKey):
                 if self.narrow and widget.action not in ESSENTIAL:

@@ -91,11 +91,11 @@ def translate_options(cfg: Config, **extra: Any) -> TranslateOptions:
 
 def with_project_names(options: TranslateOptions, paths: Sequence[str | Path]) -> TranslateOptions:
     """`options` knowing the CUDA-looking names the files at `paths` (and the headers they include)
-    define themselves (engine/project_names.py): scan, convert and the app pass the same files' names,
+    define themselves (engine/project/names.py): scan, convert and the app pass the same files' names,
     so they report the same."""
     import dataclasses
 
-    from .project_names import defined_names
+    from .project.names import defined_names
 
     return dataclasses.replace(options, project_names=defined_names(paths, options.include_dirs))
 

@@ -239,7 +239,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             return fr
 
     def learn_project_names(self) -> list[str]:
-        """Learn the CUDA-looking names the project's files define (engine/project_names.py: never
+        """Learn the CUDA-looking names the project's files define (engine/project/names.py: never
         "unknown"), as `hipport scan` and `convert` do over the same files. Reads every C/C++/CUDA file
         once (then only changed ones), so the app calls it from its background analysis, not before its
         first screen. Loaded files whose reports these names change are dropped (loaded again on

@@ -73,13 +73,13 @@ def _take_any_folder(words: list[str]) -> tuple[list[str], bool]:
 
 
 def refuse_whole_trees(args: argparse.Namespace) -> None:
-    """The app's rule for every command that walks a folder: not `/`, not the home folder (project_root),
+    """The app's rule for every command that walks a folder: not `/`, not the home folder (project.root),
     unless --any-folder. `open` asks its own questions (tui/commands/open.py)."""
     if args.command in (None, "open") or getattr(args, "any_folder", False):
         return
     from pathlib import Path
 
-    from hipport.engine.project_root import not_a_project, refusal
+    from hipport.engine.project.root import not_a_project, refusal
 
     paths = getattr(args, "paths", None) or ([args.path] if isinstance(getattr(args, "path", None), str) else [])
     for p in paths:

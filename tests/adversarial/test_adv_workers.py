@@ -87,7 +87,7 @@ APP_POOL = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     if __name__ == "__main__":
-        from hipport.engine.project_analysis import ProjectAnalysis
+        from hipport.engine.project.analysis import ProjectAnalysis
         from hipport.engine.review import ReviewSession
         analysis = ProjectAnalysis(ReviewSession.open(Path(sys.argv[1])), workers=2, pool=True, use_cache=False)
         analysis.start()

@@ -115,7 +115,7 @@ def test_large_project_is_analysed_by_the_process_pool_inside_the_running_app(tm
     import subprocess
     import sys
 
-    from hipport.engine.project_analysis import POOL_MIN_FILES
+    from hipport.engine.project.analysis import POOL_MIN_FILES
 
     root = tmp_path / "many"
     root.mkdir()

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
 from hipport.engine.model import FixStyle, FixTier
-from hipport.engine.project_analysis import FileView, ProjectState
+from hipport.engine.project.analysis import FileView, ProjectState
 from hipport.engine.review import Decision, ReviewError, ReviewSession, is_report
 
 from ..keymap import bindings

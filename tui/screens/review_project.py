@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual import events
 from textual.widgets import Static
 
-from hipport.engine.project_analysis import FileView, ProjectView, file_view, project_view
+from hipport.engine.project.analysis import FileView, ProjectView, file_view, project_view
 
 from ..labels import STATE_COLOUR, STATE_SYMBOL
 from ..widgets.file_list import FileItem

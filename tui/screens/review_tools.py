@@ -343,7 +343,7 @@ class ReviewTools:
 
     @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
     def _collect_overview(self) -> None:
-        from hipport.engine.project_findings import finding_rows
+        from hipport.engine.project.findings import finding_rows
 
         rels = self._candidates(reports=True)
         rows = finding_rows(self.session, rels)
@@ -354,7 +354,7 @@ class ReviewTools:
         self.app.call_from_thread(self._show_overview, rows, note)
 
     def _show_overview(self, rows: list[Any], note: str) -> None:
-        from hipport.engine.project_findings import BY_HAND
+        from hipport.engine.project.findings import BY_HAND
 
         from .overview import OverviewScreen
 

@@ -23,9 +23,9 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from .local_includes import resolve_quoted
-from .source import Language, language_for
-from .translate_tables import UNKNOWN_PATTERN
+from ..local_includes import resolve_quoted
+from ..source import Language, language_for
+from ..translate_tables import UNKNOWN_PATTERN
 
 _DEFINE = re.compile(rb"define[ \t]+([A-Za-z_]\w*)")
 # a function definition read backwards: `{`, `)`, the parameters, `(`, the name (ending in the reversed

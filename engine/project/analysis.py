@@ -31,8 +31,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .model import PERSON_KINDS, Translation
-from .workers import worker_pool
+from ..model import PERSON_KINDS, Translation
+from ..workers import worker_pool
 
 NEEDS_PERSON = frozenset(PERSON_KINDS)  # model.PERSON_KINDS: report kinds a person acts on
 NO_REPORTS = (0,) * len(PERSON_KINDS)
@@ -91,16 +91,16 @@ def summarize(root: str, rel: str, topt: Any, wopt: Any) -> FileSummary:
 def _summarize(root: str, rel: str, topt: Any, wopt: Any) -> tuple[FileSummary, bool]:
     """The summary, and whether it may be kept across runs (not when libclang parsed the file: a parse
     reads its whole include tree, which the cache key does not cover)."""
-    from . import semantic
-    from .source import Language, SourceError, language_for, read_source
+    from .. import semantic
+    from ..source import Language, SourceError, language_for, read_source
 
     try:
         src = read_source(Path(root) / rel, language_for(rel) or Language.CPP)
     except SourceError as e:
         return FileSummary(rel, error=str(e)), False
     try:
-        from .translate import translate
-        from .warp import count_findings
+        from ..translate import translate
+        from ..warp import count_findings
 
         before = semantic.parses
         tr = translate(src, topt)
@@ -124,7 +124,7 @@ def _init_worker(root: str, topt: Any, wopt: Any, run_salt: str, cached: dict[st
 
 def summarize_keyed(rel: str) -> tuple[FileSummary, str | None, bool]:
     """(summary, its cache key or None, whether it came from the cache), in a pool worker."""
-    from . import analysis_cache
+    from .. import analysis_cache
 
     w = _WORKER
     path = Path(w["root"]) / rel
@@ -227,7 +227,7 @@ class ProjectAnalysis:
             self._put(summary_of_loaded(self.session, rel))
 
     def _run_pool(self) -> None:
-        from . import analysis_cache
+        from .. import analysis_cache
 
         topt, wopt = self.session._options()  # the session's own translate/warp options
         root = str(self.session.root)
@@ -297,7 +297,7 @@ def prepare_process_pool() -> None:
 
 def _engine_defaults(session: Any) -> bool:
     """Whether the session translates/analyses with the engine's own functions (a pool can run those)."""
-    from . import review
+    from .. import review
 
     return (getattr(session, "_translate", None) is review._default_translate
             and getattr(session, "_analyze", None) is review._default_analyze)
@@ -305,7 +305,7 @@ def _engine_defaults(session: Any) -> bool:
 
 def summary_of_loaded(session: Any, rel: str) -> FileSummary:
     """Load `rel` through the session (its cache, its functions) and summarise it."""
-    from .review import ReviewError
+    from ..review import ReviewError
 
     try:
         fr = session.load(rel)
@@ -370,7 +370,7 @@ def project_view(session: Any, analysis: ProjectAnalysis | None) -> ProjectView:
 def file_view(session: Any, e: Any, s: FileSummary | None) -> FileView:
     """One file's row from its session entry and its background summary (None: not analysed yet).
     Cheap; the app recomputes single rows as decisions and summaries come in."""
-    from .review import FileStatus
+    from ..review import FileStatus
 
     reports = s.reports if s is not None else NO_REPORTS
     if e.status is FileStatus.ERROR:

@@ -17,6 +17,7 @@ import pytest
 
 import hipport.engine.pipeline as pipeline
 import hipport.engine.warp as warp
+from hipport.cli.main import main
 from hipport.engine.compose import choose, compose
 from hipport.engine.edits import Edit, apply_edits
 from hipport.engine.model import Analysis, Finding, Fix, FixGroup, FixStyle, FixTier, Severity, Translation
@@ -25,7 +26,6 @@ from hipport.engine.review import Decision, GroupRefused, ReviewSession
 from hipport.engine.source import Source, read_source
 from hipport.engine.translate import TranslateOptions, translate
 from hipport.engine.translate_batch import Job, port_file
-from hipport.tui.cli import main
 
 SRC = """\
 __global__ void k(unsigned* o) {

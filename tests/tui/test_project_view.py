@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from apptest import fake_analyze, fake_translate
 
+from hipport.cli.main import main
 from hipport.engine.config import Config
 from hipport.engine.review import ReviewSession
 from hipport.tui.app import PortApp
-from hipport.tui.cli import main
 from hipport.tui.screens.review import ReviewScreen
 from hipport.tui.widgets.file_list import FileList
 

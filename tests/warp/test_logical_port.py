@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hipport.cli.main import main
 from hipport.engine.compose import compose, connected_groups
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import logical_port, port
@@ -18,7 +19,6 @@ from hipport.engine.source import Source
 from hipport.engine.translate import TranslateOptions, translate
 from hipport.engine.warp import analyze
 from hipport.engine.warp.logical import RENAMES, analyze_logical, helper_parts
-from hipport.tui.cli import main
 
 HIPCC = shutil.which("hipcc")
 needs_hipcc = pytest.mark.skipif(HIPCC is None, reason="Debian's hipcc is not installed (scripts/install-system-deps.sh)")

@@ -21,7 +21,7 @@ SHOWN_PLACES = 10  # places listed in text; --format json lists them all
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from hipport.tui.cli import add_format_option
+    from hipport.cli.main import add_format_option
 
     p = subparsers.add_parser("doctor", help="check the ROCm/GPU setup for first-run problems",
                               description="Check ROCm, device access, groups, PyTorch's build, visibility "
@@ -47,9 +47,9 @@ def default_root() -> tuple[Path | None, str]:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from hipport.cli.main import CliError
     from hipport.engine.toolchain.detect import detect
     from hipport.engine.toolchain.doctor import run_checks
-    from hipport.tui.cli import CliError
 
     skipped = ""
     if args.path is None:

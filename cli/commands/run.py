@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from hipport.tui.cli import add_format_option
+    from hipport.cli.main import add_format_option
 
     p = subparsers.add_parser(
         "run",
@@ -63,8 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _config(path: Path) -> tuple[dict[str, object], Config]:
+    from hipport.cli.main import CliError
     from hipport.engine.config import ConfigError, load_config
-    from hipport.tui.cli import CliError
 
     root = path if path.is_dir() else path.parent
     try:
@@ -113,6 +113,7 @@ def _trusted(req: Request | None, args: argparse.Namespace, out: TextIO) -> bool
 
 
 def handle(args: argparse.Namespace) -> int:
+    from hipport.cli.main import CliError
     from hipport.engine.toolchain import detect as detect_mod
     from hipport.engine.toolchain import trust
     from hipport.engine.toolchain.devices import choices
@@ -126,7 +127,6 @@ def handle(args: argparse.Namespace) -> int:
     )
     from hipport.engine.toolchain.monitor import format_usage
     from hipport.engine.toolchain.plan import PlanError, plan
-    from hipport.tui.cli import CliError
 
     as_json = args.format == "json"
     path = Path(args.path)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hipport.tui.cli import CliError
+from hipport.cli.main import CliError
 
 
 def add_translate_options(p: argparse.ArgumentParser) -> None:
@@ -149,7 +149,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--diff", action="store_true",
                    help="print a unified diff (writes nothing unless an output option is given)")
     p.add_argument("-q", "--quiet", action="store_true", help="print no reports, only errors")
-    from hipport.tui.commands._warp import add_warp_options  # warp fixes (engine/warp)
+    from hipport.cli.commands._warp import add_warp_options  # warp fixes (engine/warp)
 
     add_warp_options(p, fixes=True)
     add_translate_options(p)
@@ -237,7 +237,7 @@ def handle(args: argparse.Namespace) -> int:
     for it, t in zip(items, targets, strict=True):
         if t is not None and args.output and t.resolve() == it.path.resolve():
             raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")
-    from hipport.tui.commands._warp import warp_settings
+    from hipport.cli.commands._warp import warp_settings
 
     fixes, style, warp_options = warp_settings(args, cfg)
     if getattr(args, "fixes_review", False) and style is None:

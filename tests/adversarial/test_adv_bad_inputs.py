@@ -97,7 +97,7 @@ def test_invalid_utf8_in_a_string_keeps_its_bytes(tmp_path: Path) -> None:
 def _cli() -> list[str]:
     import sys
 
-    return [sys.executable, "-m", "hipport.cli.main"]
+    return [sys.executable, "-m", "hipport.cli"]
 
 
 def test_bom_crlf_and_mixed_newlines_are_kept(tmp_path: Path) -> None:
@@ -523,7 +523,7 @@ def test_new_outputs_get_the_persons_umask_not_0600(tmp_path: Path, umask: int) 
 
     (tmp_path / "k.cu").write_bytes(cu())
     for args in (["-o", "out/k.hip"], ["--suffix"]):
-        p = subprocess.run([sys.executable, "-m", "hipport.cli.main", "convert", *args, "k.cu"], cwd=tmp_path,
+        p = subprocess.run([sys.executable, "-m", "hipport.cli", "convert", *args, "k.cu"], cwd=tmp_path,
                            capture_output=True, umask=umask)
         assert p.returncode == 0, p.stderr
     want = 0o666 & ~umask

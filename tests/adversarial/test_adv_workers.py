@@ -74,7 +74,7 @@ def left_alive(procs: list[psutil.Process], timeout: float) -> list[str]:
 
 def test_convert_workers_end_after_kill_9_of_convert(tmp_path: Path) -> None:
     src = tree(tmp_path / "src")
-    proc = subprocess.Popen([PY, "-m", "hipport.cli.main", "convert", "-j", "2", "-o", str(tmp_path / "out"),
+    proc = subprocess.Popen([PY, "-m", "hipport.cli", "convert", "-j", "2", "-o", str(tmp_path / "out"),
                              str(src)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     kids = descendants_once_working(proc, at_least=2)
     proc.kill()
@@ -110,7 +110,7 @@ def test_app_analysis_workers_end_after_kill_9_of_the_app(tmp_path: Path) -> Non
 
 def test_a_worker_that_dies_costs_errors_not_a_hang(tmp_path: Path) -> None:
     src = tree(tmp_path / "src")
-    proc = subprocess.Popen([PY, "-m", "hipport.cli.main", "convert", "-j", "2", "-o", str(tmp_path / "out"),
+    proc = subprocess.Popen([PY, "-m", "hipport.cli", "convert", "-j", "2", "-o", str(tmp_path / "out"),
                              str(src)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     kids = descendants_once_working(proc, at_least=2)
     workers = [k for k in kids if is_worker(k, proc.pid)]

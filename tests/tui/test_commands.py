@@ -49,7 +49,7 @@ def test_open_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_demo_makes_a_git_repository_with_one_commit(tmp_path: Path) -> None:
     dest = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "hipport.cli.main", "demo", "--dir", str(dest), "--no-open"],
+    proc = subprocess.run([sys.executable, "-m", "hipport.cli", "demo", "--dir", str(dest), "--no-open"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(dest.resolve())

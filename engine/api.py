@@ -3,8 +3,8 @@
 Commands (cli/commands/*) parse arguments, call these and print; they hold no engine loop of their
 own. The app drives a ReviewSession (engine/review.py), which reads the same settings (config.Config)
 and builds its options with the same two functions, so a project ports the same from `hipport
-convert` and from the app. Conversion itself is translate_batch.port_files (pipeline.port ->
-compose.compose per file).
+convert` and from the app. Conversion itself is engine/pipeline (pool.port_files -> files.port_file ->
+pipeline.port -> compose.compose per file).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .config import Config, ConfigError, load_config
 from .model import FixStyle
+from .project.names import with_project_names
 from .report import FileReport, report_dict, report_path, source_root
 from .translate import TranslateOptions
 
@@ -89,17 +90,6 @@ def translate_options(cfg: Config, **extra: Any) -> TranslateOptions:
     return TranslateOptions(**fields)
 
 
-def with_project_names(options: TranslateOptions, paths: Sequence[str | Path]) -> TranslateOptions:
-    """`options` knowing the CUDA-looking names the files at `paths` (and the headers they include)
-    define themselves (engine/project/names.py): scan, convert and the app pass the same files' names,
-    so they report the same."""
-    import dataclasses
-
-    from .project.names import defined_names
-
-    return dataclasses.replace(options, project_names=defined_names(paths, options.include_dirs))
-
-
 def warp_options(cfg: Config) -> WarpOptions:
     from .warp import WarpOptions  # the rule catalog loads only when warp analysis is asked for
 
@@ -130,28 +120,29 @@ class WarpScan:
 
 def warp_scan(paths: Sequence[str | Path], cfg: Config, options: TranslateOptions, *, findings: bool) -> WarpScan:
     """Translation reports (and with `findings` the warp analysis) of every file under `paths`."""
-    from .source import Source, SourceError, read_source
-    from .translate import translate
-    from .warp import analyze
-
-    wopts = warp_options(cfg)
-    files: list[FileReport] = []
-    errors = 0
     items = _walk(paths)
     options = with_project_names(options, [it.path for it in items])
     root = source_root(paths)
-    for it in items:
-        shown = report_path(it.path, root)
-        try:
-            src = read_source(it.path)
-        except SourceError as e:
-            errors += 1
-            files.append(FileReport(shown, Source(""), error=str(e)))
-            continue
-        tr = translate(src, options)
-        an = analyze(src, tr, wopts) if findings else None
-        files.append(FileReport(shown, src, an, tr.reports))
-    return WarpScan(files, errors, cfg.fix_style, root)
+    wopts = warp_options(cfg)
+    scanned = [_warp_scan_file(it.path, report_path(it.path, root), options, wopts, findings) for it in items]
+    return WarpScan(scanned, sum(1 for f in scanned if f.error), cfg.fix_style, root)
+
+
+def _warp_scan_file(path: Path, shown: str, options: TranslateOptions, wopts: WarpOptions,
+                    findings: bool) -> FileReport:
+    from .pipeline.files import FileError, guarded, read
+    from .source import Source
+    from .translate import translate
+    from .warp import analyze
+
+    src = Source("")
+    try:
+        src = read(path)
+        tr = guarded(shown, lambda: translate(src, options))
+        an = guarded(shown, lambda: analyze(src, tr, wopts)) if findings else None
+    except FileError as e:
+        return FileReport(shown, src, error=str(e))
+    return FileReport(shown, src, an, tr.reports)
 
 
 def scan_document(paths: Sequence[str | Path], options: TranslateOptions, jobs: int | None = None) -> dict[str, Any]:
@@ -159,7 +150,8 @@ def scan_document(paths: Sequence[str | Path], options: TranslateOptions, jobs: 
     schema hipport.scan/2, docs/translate.md): reports and statistics per file, and totals. File paths
     are relative to report.source_root(paths), the repository root, as in SARIF."""
     from .mapping import load
-    from .translate_batch import Job, port_files
+    from .pipeline.files import Job
+    from .pipeline.pool import port_files
 
     items = _walk(paths)
     root = source_root(paths)
@@ -232,5 +224,4 @@ __all__ = [
     "translate_options",
     "warp_options",
     "warp_scan",
-    "with_project_names",
 ]

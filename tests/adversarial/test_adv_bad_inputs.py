@@ -310,7 +310,8 @@ import concurrent.futures.thread  # noqa (the package loads ThreadPoolExecutor l
 from hipport.cli import main as cli
 cli.build_parser()
 from hipport.cli.commands import convert, scan  # noqa
-from hipport.engine import translate_batch, translate, pipeline, walk, discover, fsutil, source  # noqa
+from hipport.engine import translate, pipeline, walk, discover, fsutil, source  # noqa
+from hipport.engine.pipeline import files, pool  # noqa
 from hipport.engine.mapping import load
 load()
 for opts in (translate.TranslateOptions(ast="off"), translate.TranslateOptions()):

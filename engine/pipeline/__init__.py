@@ -8,13 +8,13 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .compose import WIDTH_INDEPENDENT_RULES, choose, compose, connected_groups, dedupe, fix_edits
-from .edits import Edit, apply_edits
-from .model import Analysis, FixStyle, FixTier, Report, ReportKind, Translation
-from .source import Language, Source
+from ..compose import WIDTH_INDEPENDENT_RULES, choose, compose, connected_groups, dedupe, fix_edits
+from ..edits import Edit, apply_edits
+from ..model import Analysis, FixStyle, FixTier, Report, ReportKind, Translation
+from ..source import Language, Source
 
 if TYPE_CHECKING:
-    from .warp.logical import LogicalWarps
+    from ..warp.logical import LogicalWarps
 
 __all__ = ["PortResult", "dedupe", "fix_edits", "port"]
 
@@ -48,12 +48,12 @@ def port(
     portable) the fix groups of `fixes` ("all" or a set of rule ids) are applied as 64-wide rewrites
     instead: whole groups, REVIEW-tier groups only with `allow_review`; a group that cannot be applied
     whole is held, see `held`."""
-    from .translate import translate  # lazy: keeps `hipport --help` fast
+    from ..translate import translate  # lazy: keeps `hipport --help` fast
 
     tr = translate(source, options)  # type: ignore[arg-type]
     if fixes == "none" or (source.language not in LOGICAL_LANGUAGES and style is None):
         return PortResult(tr, None, (), apply_edits(source.text, tr.edits), reports=tr.reports)
-    from .warp import analyze
+    from ..warp import analyze
 
     logical = logical_port(source, tr)
     # the 64-wide offers need the role analysis; the default port only for its width-independent rules
@@ -93,9 +93,9 @@ def logical_port(source: Source, translation: Translation) -> LogicalWarps | Non
     review session both take them from here."""
     if source.language not in LOGICAL_LANGUAGES or not _MAY_HAVE_WARP_CODE.search(source.text):
         return None
-    from .warp.lex import columns
-    from .warp.logical import analyze_logical
-    from .warp.prelude import prelude_offset
+    from ..warp.lex import columns
+    from ..warp.logical import analyze_logical
+    from ..warp.prelude import prelude_offset
 
     return analyze_logical(source.text, prelude_offset(source.text, columns(source.text)), source.newline,
                            ((e.start, e.end) for e in translation.edits))

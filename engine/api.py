@@ -10,7 +10,6 @@ pipeline.port -> compose.compose per file).
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,42 +35,35 @@ class ApiError(Exception):
 
 # ----------------------------------------------------------------------------------------- settings
 
-def _has_settings(folder: Path) -> bool:
-    if (folder / ".hipport.toml").is_file():
-        return True
-    pyproject = folder / "pyproject.toml"
-    if not pyproject.is_file():
-        return False
-    try:
-        with pyproject.open("rb") as f:
-            tool = tomllib.load(f).get("tool")
-    except (OSError, tomllib.TOMLDecodeError):
-        return True  # let load_config report it
-    return isinstance(tool, dict) and "hipport" in tool
-
-
-def settings_root(paths: Sequence[str | Path]) -> Path | None:
-    """The folder whose settings apply to `paths`: from the first path up to the top of its git work
-    tree (or the filesystem root), the first folder with `.hipport.toml` or `[tool.hipport]` in its
-    pyproject.toml. None when there is none."""
+def _found_settings(paths: Sequence[str | Path]) -> tuple[Path, Config] | None:
+    """The folder whose settings apply to `paths` and those settings, each file read once (load_config):
+    from the first path up to the top of its git work tree (or the filesystem root), the first folder
+    with `.hipport.toml` or `[tool.hipport]` in its pyproject.toml. Raises ConfigError."""
     if not paths:
         return None
     p = Path(os.path.abspath(paths[0]))  # not resolve(): a symlink loop is the walk's to report
     folder = p if p.is_dir() else p.parent
     for d in (folder, *folder.parents):
-        if _has_settings(d):
-            return d
+        cfg = load_config(d)
+        if cfg.origin is not None:  # read from a file of `d` (the defaults have none)
+            return d, cfg
         if (d / ".git").exists():
             return None
     return None
+
+
+def settings_root(paths: Sequence[str | Path]) -> Path | None:
+    """The folder whose settings apply to `paths` (see _found_settings); None when there is none."""
+    found = _found_settings(paths)
+    return found[0] if found is not None else None
 
 
 def settings(paths: Sequence[str | Path], overrides: Mapping[str, tuple[str, Any]] | None = None) -> Config:
     """The project's settings for `paths` with `overrides` laid over them: key -> (where the value
     came from, e.g. "--rocm"; value), None values skipped. Both are checked by config's rules; raises
     ConfigError (one line naming the file or the option)."""
-    root = settings_root(paths)
-    cfg = load_config(root) if root is not None else Config()
+    found = _found_settings(paths)
+    cfg = found[1] if found is not None else Config()
     for key, (where, value) in (overrides or {}).items():
         if value is not None:
             cfg = cfg.replace(where=where, **{key: value})

@@ -20,7 +20,7 @@ _MARK = {"pass": "ok  ", "warn": "WARN", "fail": "FAIL", "info": "info"}
 SHOWN_PLACES = 10  # places listed in text; --format json lists them all
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     from hipport.cli.main import add_format_option
 
     p = subparsers.add_parser("doctor", help="check the ROCm/GPU setup for first-run problems",

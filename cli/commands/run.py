@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from hipport.engine.toolchain.trust import Request
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     from hipport.cli.main import add_format_option
 
     p = subparsers.add_parser(

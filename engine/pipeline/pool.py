@@ -7,7 +7,7 @@ their files through `on_workers`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .files import FileResult, Job, port_file
@@ -23,7 +23,8 @@ PARALLEL_MIN_BYTES = 2 * 1024 * 1024
 
 def on_workers(func: Callable[[T], R], items: Sequence[T], workers: int, chunksize: int = 1, *,
                ordered: bool = True, initializer: Callable[..., object] | None = None,
-               initargs: tuple[Any, ...] = (), started: Callable[[Any], None] | None = None) -> Iterator[R]:
+               initargs: tuple[Any, ...] = (), started: Callable[[Any], None] | None = None
+               ) -> Generator[R, None, None]:
     """func(item) for every item on `workers` pool processes, `chunksize` items a task; in item order
     unless not `ordered`. `started` gets the pool (to terminate it from another thread). A worker that
     dies is a workers.WorkerDied error, not a wait without end."""

@@ -1,7 +1,7 @@
 """Worker processes that end with the process that started them, even when it is killed with kill -9.
 
 One mechanism for every pool hipport starts (the app's background analysis, `hipport convert` on large
-trees): multiprocessing.Pool with forkserver-started workers. A forkserver worker holds only the read
+trees; both through pipeline/pool.py's on_workers): multiprocessing.Pool with forkserver-started workers. A forkserver worker holds only the read
 end of its task pipe (Pool's worker closes the ends it does not use, and nothing else is inherited), so
 when the starting process dies, however it dies, the pipe has no writer left: the worker's next read is
 an EOF and it exits, and the fork server, whose "alive" pipe every worker held, follows. Fork-started

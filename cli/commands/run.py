@@ -132,7 +132,9 @@ def handle(args: argparse.Namespace) -> int:
         import shlex
 
         user_args = shlex.split(args.args)  # the person's own: they need no trust
-    wants_torch = _wants_torch(path)
+    wants_torch = path.suffix == ".py" or (path.is_dir() and not any(
+        (path / n).exists() for n in ("Makefile", "makefile", "CMakeLists.txt")
+    ) and any(path.glob("*.py")) and not any(path.glob("*.cu")))
     # the project's own interpreter runs (for the PyTorch check too) only once the project is trusted
     python = str(cfg["python"]) if cfg.get("python") else None
     python_trusted = python is None or trust.is_trusted(trust.subject(path if path.is_dir() else path.parent, settings))
@@ -172,13 +174,6 @@ def handle(args: argparse.Namespace) -> int:
     report = run_events(rp, detection, _event_printer(out, as_json))
     _show_report(report, as_json)
     return 0 if report.status in ("passed", "built, not launched", NO_SELF_CHECK) else 1
-
-
-def _wants_torch(path: Path) -> bool:
-    """A Python program, or a folder of Python with no build file and no CUDA source: PyTorch is checked."""
-    return path.suffix == ".py" or (path.is_dir() and not any(
-        (path / n).exists() for n in ("Makefile", "makefile", "CMakeLists.txt")
-    ) and any(path.glob("*.py")) and not any(path.glob("*.cu")))
 
 
 def _list_devices(detection: Detection, as_json: bool) -> int:

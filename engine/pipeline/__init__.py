@@ -1,5 +1,13 @@
-"""One call from a source to its HIP text: translation, optional warp fixes (composed by compose.py,
-the same composer the review session uses), render."""
+"""The pipeline: source files to their HIP text, one way for the command line, the app and the app's
+background analysis.
+
+    port(source, options, ...)        here: one source -> its HIP text (translation, the logical-warp
+                                      port and chosen warp fixes composed by compose.py, render)
+    files.port_file(job)              one file: read, port, render, diff -> FileResult (plain data);
+                                      files.FileError / failure: the one wording of a file's failure
+    pool.port_files(jobs)             many files, here or on workers.py's one pool (pool.on_workers)
+    convert.convert(request, on_file) a whole conversion: shared options, project names, the writes
+"""
 
 from __future__ import annotations
 

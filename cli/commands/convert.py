@@ -13,9 +13,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hipport.cli.main import CliError
+
+if TYPE_CHECKING:
+    from hipport.engine.pipeline.convert import ConvertResult, Written
+    from hipport.engine.pipeline.files import FileResult
+    from hipport.engine.translate import TranslateOptions
+    from hipport.engine.walk import WalkItem
 
 
 def add_translate_options(p: argparse.ArgumentParser) -> None:
@@ -156,47 +162,8 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=handle)
 
 
-def _targets(items: list[Any], args: argparse.Namespace) -> list[Path | None]:
-    """Where each input's result is written (None: not written)."""
-    if args.in_place:
-        return [it.path for it in items]
-    if args.suffix:
-        from hipport.engine.outputs import sibling_name
-
-        return [it.path.with_name(sibling_name(it.path.name)) for it in items]
-    if args.output:
-        out = Path(args.output)
-        single_file = len(items) == 1 and items[0].root is None
-        if single_file:
-            if out.is_dir():
-                return [out / items[0].path.name]
-            return [out]
-        if out.exists() and not out.is_dir():
-            raise CliError(f"{out}: exists and is not a folder (several files need an output folder)")
-        return [out / it.rel for it in items]
-    return [None] * len(items)
-
-
-def _refuse_links(args: argparse.Namespace, targets: list[Path | None]) -> None:
-    """`-o OUT` never writes through a linked folder: not OUT itself, nor any folder below it on the way
-    to a target, nor (for a relative OUT) a folder on the way from the current one. A repository can ship
-    `out/kern` as a link to any folder of the person's (issue 22 item 8)."""
-    if not args.output:
-        return
-    from hipport.engine.fsutil import first_link
-
-    out = Path(args.output)
-    base = out if out.is_absolute() else Path(out.parts[0]) if out.parts else Path(".")
-    for t in targets:
-        # the folders; a link in place of the output file itself is refused when written (fsutil.atomic_write)
-        link = first_link(t.parent, base) if t is not None and t != base else None
-        if link is not None:
-            raise CliError(f"{link}: is a symbolic link; -o never writes through one (name the folder it leads "
-                           "to, or remove the link); nothing was written")
-
-
 def handle(args: argparse.Namespace) -> int:
-    from hipport.engine.pipeline.convert import ConvertRequest, convert
+    from hipport.engine.pipeline.convert import ConvertError, ConvertRequest, conversion_targets, convert
 
     cfg = cli_settings(args)
     options = translate_options(args, cfg)
@@ -209,10 +176,11 @@ def handle(args: argparse.Namespace) -> int:
         raise CliError("several files: give -o OUT (a folder), --in-place or --suffix (or --diff to preview)")
     if writes_files and not args.in_place:
         items = _without_earlier_ports(items, options, args)
-    targets = _targets(items, args)
-    _refuse_links(args, targets)
-    _refuse_shared_outputs(items, targets)
-    _refuse_overwriting_inputs(args, items, targets)
+    try:
+        targets = conversion_targets(items, Path(args.output) if args.output else None, in_place=args.in_place,
+                                     suffix=args.suffix)
+    except ConvertError as e:
+        raise CliError(str(e)) from None
     from hipport.cli.commands._warp import warp_settings
 
     fixes, style, warp_options = warp_settings(args, cfg)
@@ -230,7 +198,7 @@ def handle(args: argparse.Namespace) -> int:
     return 1 if result.failed or result.not_written else 0
 
 
-def _walked(args: argparse.Namespace) -> list[Any]:
+def _walked(args: argparse.Namespace) -> list[WalkItem]:
     """The files under the paths (walk.WalkItem), the output folder left out."""
     from hipport.engine.walk import WalkError, walk
 
@@ -243,13 +211,7 @@ def _walked(args: argparse.Namespace) -> list[Any]:
     return items
 
 
-def _refuse_overwriting_inputs(args: argparse.Namespace, items: list[Any], targets: list[Path | None]) -> None:
-    for it, t in zip(items, targets, strict=True):
-        if t is not None and args.output and t.resolve() == it.path.resolve():
-            raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")
-
-
-def _show_file(res: Any, args: argparse.Namespace, to_stdout: bool) -> None:
+def _show_file(res: FileResult, args: argparse.Namespace, to_stdout: bool) -> None:
     """One file's lines as its port comes in: its error, or its reports and held groups (stderr), its
     diff and, for one file without an output option, its HIP text (stdout)."""
     from hipport.engine.messages import one_line  # one message, one line, whatever the file names
@@ -271,7 +233,7 @@ def _show_file(res: Any, args: argparse.Namespace, to_stdout: bool) -> None:
         sys.stdout.buffer.flush()
 
 
-def _show_writes(writes: list[Any], args: argparse.Namespace) -> None:
+def _show_writes(writes: list[Written], args: argparse.Namespace) -> None:
     """What each write kept aside (nothing is lost: engine/outputs.py), or why it failed."""
     from hipport.engine.messages import one_line
     from hipport.engine.outputs import original_copy
@@ -287,7 +249,7 @@ def _show_writes(writes: list[Any], args: argparse.Namespace) -> None:
                            f"before this conversion is kept as {w.kept.name}"), file=err)
 
 
-def _show_summary(result: Any, plain: bool, options: Any) -> None:
+def _show_summary(result: ConvertResult, plain: bool, options: TranslateOptions) -> None:
     from hipport.engine.cuda_features import summarize, summary_line
 
     err = sys.stderr
@@ -324,26 +286,6 @@ def _without_earlier_ports(items: list[Any], options: Any, args: argparse.Namesp
     if not kept:
         raise CliError("every file found is the port of another one; name a file to convert it anyway")
     return kept
-
-
-def _refuse_shared_outputs(items: list[Any], targets: list[Path | None]) -> None:
-    """Two inputs written to one output, or an output that is another input: one would be lost."""
-    import os
-
-    inputs = {os.path.realpath(it.path): it for it in items}
-    seen: dict[str, Any] = {}
-    for it, t in zip(items, targets, strict=True):
-        if t is None:
-            continue
-        key = os.path.realpath(t)
-        first = seen.setdefault(key, it)
-        if first is not it:
-            raise CliError(f"{first.path} and {it.path} would both be written to {t}; convert them "
-                           "separately, or give a folder that mirrors their own folders")
-        other = inputs.get(key)
-        if other is not None and other is not it:
-            raise CliError(f"{it.path} would be written to {t}, which is another input ({other.path}); "
-                           "convert them separately")
 
 
 def _skip_for(args: argparse.Namespace) -> list[str]:

@@ -30,6 +30,83 @@ if TYPE_CHECKING:
 WRITE_THREADS = 8  # each write waits on its fsync; a few threads let those waits overlap
 
 
+class ConvertError(Exception):
+    """A conversion that must not start (an output would lose a file, or go through a link); one line,
+    and nothing was written."""
+
+
+def conversion_targets(items: Sequence[WalkItem], output: Path | None, *, in_place: bool = False,
+                       suffix: bool = False) -> list[Path | None]:
+    """Where each file is written (None: not written): over itself (`in_place`), beside itself under its
+    port's name (`suffix`: gemm.cu -> gemm.hip), or under `output` (a file for one file argument, else a
+    folder mirroring the tree). Raises ConvertError when a write would lose a file or follow a link."""
+    targets = _targets(items, output, in_place, suffix)
+    if output is not None:
+        _refuse_links(output, targets)
+    _refuse_shared_outputs(items, targets)
+    if output is not None:
+        _refuse_overwriting_inputs(items, targets)
+    return targets
+
+
+def _targets(items: Sequence[WalkItem], out: Path | None, in_place: bool, suffix: bool) -> list[Path | None]:
+    if in_place:
+        return [it.path for it in items]
+    if suffix:
+        from ..outputs import sibling_name
+
+        return [it.path.with_name(sibling_name(it.path.name)) for it in items]
+    if out is not None:
+        single_file = len(items) == 1 and items[0].root is None
+        if single_file:
+            if out.is_dir():
+                return [out / items[0].path.name]
+            return [out]
+        if out.exists() and not out.is_dir():
+            raise ConvertError(f"{out}: exists and is not a folder (several files need an output folder)")
+        return [out / it.rel for it in items]
+    return [None] * len(items)
+
+
+def _refuse_links(out: Path, targets: Sequence[Path | None]) -> None:
+    """An output folder is never written through a link: not OUT itself, nor any folder below it on the
+    way to a target, nor (for a relative OUT) a folder on the way from the current one. A repository can
+    ship `out/kern` as a link to any folder of the person's (issue 22 item 8)."""
+    from ..fsutil import first_link
+
+    base = out if out.is_absolute() else Path(out.parts[0]) if out.parts else Path(".")
+    for t in targets:
+        # the folders; a link in place of the output file itself is refused when written (fsutil.atomic_write)
+        link = first_link(t.parent, base) if t is not None and t != base else None
+        if link is not None:
+            raise ConvertError(f"{link}: is a symbolic link; -o never writes through one (name the folder it "
+                               "leads to, or remove the link); nothing was written")
+
+
+def _refuse_shared_outputs(items: Sequence[WalkItem], targets: Sequence[Path | None]) -> None:
+    """Two inputs written to one output, or an output that is another input: one would be lost."""
+    inputs = {os.path.realpath(it.path): it for it in items}
+    seen: dict[str, WalkItem] = {}
+    for it, t in zip(items, targets, strict=True):
+        if t is None:
+            continue
+        key = os.path.realpath(t)
+        first = seen.setdefault(key, it)
+        if first is not it:
+            raise ConvertError(f"{first.path} and {it.path} would both be written to {t}; convert them "
+                               "separately, or give a folder that mirrors their own folders")
+        other = inputs.get(key)
+        if other is not None and other is not it:
+            raise ConvertError(f"{it.path} would be written to {t}, which is another input ({other.path}); "
+                               "convert them separately")
+
+
+def _refuse_overwriting_inputs(items: Sequence[WalkItem], targets: Sequence[Path | None]) -> None:
+    for it, t in zip(items, targets, strict=True):
+        if t is not None and t.resolve() == it.path.resolve():
+            raise ConvertError(f"{t}: output would overwrite its input (use --in-place for that)")
+
+
 @dataclass(frozen=True)
 class ConvertRequest:
     items: Sequence[WalkItem]          # the files, as walk() found them

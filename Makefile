@@ -24,7 +24,7 @@ test: setup system-deps
 	$(PY) -m pytest -n 2 -q -p no:cacheprovider
 
 lint: setup
-	$(VENV)/bin/ruff check engine tui tests bench scripts
+	$(VENV)/bin/ruff check engine cli tui tests bench scripts
 	$(VENV)/bin/mypy
 
 bench: setup

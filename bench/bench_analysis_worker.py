@@ -1,4 +1,4 @@
-"""One background-analysis worker's CPU per file (engine/project_analysis.py), with Python's default cycle
+"""One background-analysis worker's CPU per file (engine/project/analysis.py), with Python's default cycle
 collector against the worker's own settings (WORKER_GC_THRESHOLDS after gc.freeze()).
 
     python bench/bench_analysis_worker.py [--tree DIR] [--files 200] [--rounds 3]
@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def measure(root: Path, files: int, rounds: int) -> None:
-    from hipport.engine import project_analysis as pa
     from hipport.engine import pyscan
     from hipport.engine.cxx import lexer
+    from hipport.engine.project import analysis as pa
     from hipport.engine.review import ReviewSession
 
     session = ReviewSession.open(root, autosave=False)

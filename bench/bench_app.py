@@ -75,8 +75,8 @@ asyncio.run(main())
 
 
 def make_demo(dest: Path) -> Path:
+    from hipport.cli.commands.demo import sample_folder
     from hipport.engine.vcs import init_repo_from
-    from hipport.tui.commands.demo import sample_folder
 
     return init_repo_from(sample_folder(), dest)
 

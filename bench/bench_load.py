@@ -27,7 +27,7 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_tree import generate
 
-CLI = [sys.executable, "-m", "hipport.tui.cli"]
+CLI = [sys.executable, "-m", "hipport.cli"]
 # runs argv[2:] and writes the largest RSS (KB) of any process in its tree to argv[1]
 WRAP = ("import resource, subprocess, sys\n"
         "rc = subprocess.call(sys.argv[2:])\n"

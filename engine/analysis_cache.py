@@ -1,7 +1,7 @@
 """Per-file analysis summaries kept across runs: `.hipport/cache/analysis.json`.
 
 A reopened project's counts are final at once when nothing changed. Each file's summary (findings,
-translation edits, reports of each kind a person acts on: project_analysis.FileSummary) is stored under
+translation edits, reports of each kind a person acts on: project.analysis.FileSummary) is stored under
 a key that covers everything the analysis of that file reads:
 
 - the engine itself: a digest of every file of the engine package (code, rule and mapping tables), so
@@ -16,7 +16,7 @@ a key that covers everything the analysis of that file reads:
 A file libclang had to parse (it declares a CUDA API name itself: engine/semantic.py; the parse reads
 its whole include tree, which the key does not cover) is never stored. A key that
 matches gives the stored summary; anything else is analysed again. The file is written atomically under
-the project's lock (`project_lock.state_write_lock`) when an analysis completes, holding the entries of
+the project's lock (`project.lock.state_write_lock`) when an analysis completes, holding the entries of
 that run only, so it never grows beyond the project. A cold run (no cache, or another engine) analyses
 every file: that is what the 5,000-file figure measures.
 """
@@ -35,7 +35,7 @@ from typing import Any
 from . import state_files
 from .fsutil import WriteError
 
-VERSION = 2  # 2: the reports counted per kind (project_analysis.PERSON_KINDS)
+VERSION = 2  # 2: the reports counted per kind (project.analysis.PERSON_KINDS)
 CACHE_REL = "cache/analysis.json"  # under .hipport/, read and written only through state_files (no links)
 
 
@@ -127,7 +127,7 @@ def load(root: Path) -> dict[str, tuple[int, ...]]:
 
 def save(root: Path, entries: dict[str, tuple[int, ...]]) -> str | None:
     """Write the summaries of this run (atomically, under the project's lock); the reason when not."""
-    from .project_lock import LockHeld, state_write_lock
+    from .project.lock import LockHeld, state_write_lock
 
     text = json.dumps({"version": VERSION, "entries": {k: list(v) for k, v in entries.items()}},
                       separators=(",", ":"))

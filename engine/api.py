@@ -1,16 +1,15 @@
 """What the commands call: settings for a set of paths, engine options from settings, and the scans.
 
-Commands (tui/commands/*) parse arguments, call these and print; they hold no engine loop of their
+Commands (cli/commands/*) parse arguments, call these and print; they hold no engine loop of their
 own. The app drives a ReviewSession (engine/review.py), which reads the same settings (config.Config)
 and builds its options with the same two functions, so a project ports the same from `hipport
-convert` and from the app. Conversion itself is translate_batch.port_files (pipeline.port ->
-compose.compose per file).
+convert` and from the app. Conversion itself is engine/pipeline (pool.port_files -> files.port_file ->
+pipeline.port -> compose.compose per file).
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .config import Config, ConfigError, load_config
 from .model import FixStyle
+from .project.names import with_project_names
 from .report import FileReport, report_dict, report_path, source_root
 from .translate.options import TranslateOptions
 
@@ -35,42 +35,35 @@ class ApiError(Exception):
 
 # ----------------------------------------------------------------------------------------- settings
 
-def _has_settings(folder: Path) -> bool:
-    if (folder / ".hipport.toml").is_file():
-        return True
-    pyproject = folder / "pyproject.toml"
-    if not pyproject.is_file():
-        return False
-    try:
-        with pyproject.open("rb") as f:
-            tool = tomllib.load(f).get("tool")
-    except (OSError, tomllib.TOMLDecodeError):
-        return True  # let load_config report it
-    return isinstance(tool, dict) and "hipport" in tool
-
-
-def settings_root(paths: Sequence[str | Path]) -> Path | None:
-    """The folder whose settings apply to `paths`: from the first path up to the top of its git work
-    tree (or the filesystem root), the first folder with `.hipport.toml` or `[tool.hipport]` in its
-    pyproject.toml. None when there is none."""
+def _found_settings(paths: Sequence[str | Path]) -> tuple[Path, Config] | None:
+    """The folder whose settings apply to `paths` and those settings, each file read once (load_config):
+    from the first path up to the top of its git work tree (or the filesystem root), the first folder
+    with `.hipport.toml` or `[tool.hipport]` in its pyproject.toml. Raises ConfigError."""
     if not paths:
         return None
     p = Path(os.path.abspath(paths[0]))  # not resolve(): a symlink loop is the walk's to report
     folder = p if p.is_dir() else p.parent
     for d in (folder, *folder.parents):
-        if _has_settings(d):
-            return d
+        cfg = load_config(d)
+        if cfg.origin is not None:  # read from a file of `d` (the defaults have none)
+            return d, cfg
         if (d / ".git").exists():
             return None
     return None
+
+
+def settings_root(paths: Sequence[str | Path]) -> Path | None:
+    """The folder whose settings apply to `paths` (see _found_settings); None when there is none."""
+    found = _found_settings(paths)
+    return found[0] if found is not None else None
 
 
 def settings(paths: Sequence[str | Path], overrides: Mapping[str, tuple[str, Any]] | None = None) -> Config:
     """The project's settings for `paths` with `overrides` laid over them: key -> (where the value
     came from, e.g. "--rocm"; value), None values skipped. Both are checked by config's rules; raises
     ConfigError (one line naming the file or the option)."""
-    root = settings_root(paths)
-    cfg = load_config(root) if root is not None else Config()
+    found = _found_settings(paths)
+    cfg = found[1] if found is not None else Config()
     for key, (where, value) in (overrides or {}).items():
         if value is not None:
             cfg = cfg.replace(where=where, **{key: value})
@@ -87,17 +80,6 @@ def translate_options(cfg: Config, **extra: Any) -> TranslateOptions:
         ast=cfg.ast, archs=cfg.archs, output_mode=cfg.output_mode)
     fields.update(extra)
     return TranslateOptions(**fields)
-
-
-def with_project_names(options: TranslateOptions, paths: Sequence[str | Path]) -> TranslateOptions:
-    """`options` knowing the CUDA-looking names the files at `paths` (and the headers they include)
-    define themselves (engine/project_names.py): scan, convert and the app pass the same files' names,
-    so they report the same."""
-    import dataclasses
-
-    from .project_names import defined_names
-
-    return dataclasses.replace(options, project_names=defined_names(paths, options.include_dirs))
 
 
 def warp_options(cfg: Config) -> WarpOptions:
@@ -130,28 +112,29 @@ class WarpScan:
 
 def warp_scan(paths: Sequence[str | Path], cfg: Config, options: TranslateOptions, *, findings: bool) -> WarpScan:
     """Translation reports (and with `findings` the warp analysis) of every file under `paths`."""
-    from .source import Source, SourceError, read_source
-    from .translate.driver import translate
-    from .warp import analyze
-
-    wopts = warp_options(cfg)
-    files: list[FileReport] = []
-    errors = 0
     items = _walk(paths)
     options = with_project_names(options, [it.path for it in items])
     root = source_root(paths)
-    for it in items:
-        shown = report_path(it.path, root)
-        try:
-            src = read_source(it.path)
-        except SourceError as e:
-            errors += 1
-            files.append(FileReport(shown, Source(""), error=str(e)))
-            continue
-        tr = translate(src, options)
-        an = analyze(src, tr, wopts) if findings else None
-        files.append(FileReport(shown, src, an, tr.reports))
-    return WarpScan(files, errors, cfg.fix_style, root)
+    wopts = warp_options(cfg)
+    scanned = [_warp_scan_file(it.path, report_path(it.path, root), options, wopts, findings) for it in items]
+    return WarpScan(scanned, sum(1 for f in scanned if f.error), cfg.fix_style, root)
+
+
+def _warp_scan_file(path: Path, shown: str, options: TranslateOptions, wopts: WarpOptions,
+                    findings: bool) -> FileReport:
+    from .pipeline.files import FileError, guarded, read
+    from .source import Source
+    from .translate.driver import translate
+    from .warp import analyze
+
+    src = Source("")
+    try:
+        src = read(path)
+        tr = guarded(shown, lambda: translate(src, options))
+        an = guarded(shown, lambda: analyze(src, tr, wopts)) if findings else None
+    except FileError as e:
+        return FileReport(shown, src, error=str(e))
+    return FileReport(shown, src, an, tr.reports)
 
 
 def scan_document(paths: Sequence[str | Path], options: TranslateOptions, jobs: int | None = None) -> dict[str, Any]:
@@ -159,7 +142,8 @@ def scan_document(paths: Sequence[str | Path], options: TranslateOptions, jobs: 
     schema hipport.scan/2, docs/translate.md): reports and statistics per file, and totals. File paths
     are relative to report.source_root(paths), the repository root, as in SARIF."""
     from .mapping import load
-    from .translate_batch import Job, port_files
+    from .pipeline.files import Job
+    from .pipeline.pool import port_files
 
     items = _walk(paths)
     root = source_root(paths)
@@ -232,5 +216,4 @@ __all__ = [
     "translate_options",
     "warp_options",
     "warp_scan",
-    "with_project_names",
 ]

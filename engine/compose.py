@@ -1,7 +1,7 @@
 """The one edit composer: a file's translation edits + its warp analysis + the chosen fixes -> the
 final edits, the fix groups held back (with why) and the findings applied.
 
-`hipport convert --fixes` (pipeline.port, through translate_batch) and the review session
+`hipport convert --fixes` (pipeline.port, through pipeline.files.port_file) and the review session
 (ReviewSession.result_edits, held, rows, write) both call `compose`, so the command line and the app
 cannot build different files from the same decisions. The rules:
 

@@ -56,7 +56,7 @@ def candidates(items: Sequence[WalkItem]) -> list[EarlierPort]:
 
 def earlier_ports(items: Sequence[WalkItem], options: Any) -> list[EarlierPort]:
     """The candidates whose content says they are ports (each is translated once to tell)."""
-    from .translate_batch import Job, port_file
+    from .pipeline.files import Job, port_file
 
     out: list[EarlierPort] = []
     for c in candidates(items):

@@ -49,7 +49,7 @@ def source_root(paths: Sequence[str | os.PathLike[str]]) -> Path:
     path (SARIF's %SRCROOT%, as CodeQL uses it, so GitHub code scanning places results); outside git, the
     current folder when the first path lies under it, else that path's folder. Not resolved: a symlinked
     path keeps its name."""
-    from .project_root import git_top
+    from .project.root import git_top
 
     cwd = Path(os.getcwd())
     first = Path(os.path.abspath(paths[0])) if paths else cwd

@@ -214,6 +214,8 @@ class ReviewSession(Decisions, Staleness, Writing):
             if fr is not None:
                 return fr
             lock = self._load_locks.setdefault(rel, threading.Lock())
+        from .pipeline.files import failure
+
         with lock:
             with self._lock:
                 fr = self._loaded.get(rel)
@@ -226,10 +228,13 @@ class ReviewSession(Decisions, Staleness, Writing):
                         if not self._names_affect(fr):
                             break
                     fr = self._load(rel)
-            except ReviewError as e:
+            except Exception as e:  # a ReviewError as it is; anything else in the pipeline's one wording
+                error = e if isinstance(e, ReviewError) else ReviewError(str(failure(rel, e)))
                 with self._lock:
-                    self._errors[rel] = str(e)
-                raise
+                    self._errors[rel] = str(error)
+                if error is e:
+                    raise
+                raise error from None
             with self._lock:
                 self._errors.pop(rel, None)
                 self._loaded[rel] = fr
@@ -240,7 +245,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             return fr
 
     def learn_project_names(self) -> list[str]:
-        """Learn the CUDA-looking names the project's files define (engine/project_names.py: never
+        """Learn the CUDA-looking names the project's files define (engine/project/names.py: never
         "unknown"), as `hipport scan` and `convert` do over the same files. Reads every C/C++/CUDA file
         once (then only changed ones), so the app calls it from its background analysis, not before its
         first screen. Loaded files whose reports these names change are dropped (loaded again on

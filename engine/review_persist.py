@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .config import Config
 from .edits import Edit
 from .fsutil import WriteError, is_inside
-from .project_names import NameIndex
+from .project.names import NameIndex
 from .review_state import Decision, DecisionRecord, State, StateError, load_state, save_state, state_path
 from .review_types import AnalyzeFn, FileReview, ReviewError, Step, TranslateFn, stamp
 
@@ -44,7 +44,7 @@ class SessionCore:
         self._disk_stale: set[str] = set()
         self._outs: dict[str, str] = {}
         self._touched: set[str] = set()  # files whose saved entry this session changed
-        # CUDA-looking names the project defines (engine/project_names.py), learned off the first screen's
+        # CUDA-looking names the project defines (engine/project/names.py), learned off the first screen's
         # path (learn_project_names); None until then
         self._project_names: frozenset[str] | None = None
         self._names_index = NameIndex()

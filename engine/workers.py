@@ -1,7 +1,7 @@
 """Worker processes that end with the process that started them, even when it is killed with kill -9.
 
 One mechanism for every pool hipport starts (the app's background analysis, `hipport convert` on large
-trees): multiprocessing.Pool with forkserver-started workers. A forkserver worker holds only the read
+trees; both through pipeline/pool.py's on_workers): multiprocessing.Pool with forkserver-started workers. A forkserver worker holds only the read
 end of its task pipe (Pool's worker closes the ends it does not use, and nothing else is inherited), so
 when the starting process dies, however it dies, the pipe has no writer left: the worker's next read is
 an EOF and it exits, and the fork server, whose "alive" pipe every worker held, follows. Fork-started
@@ -23,7 +23,7 @@ R = TypeVar("R")
 
 # imported once in the fork server, so every worker starts with them loaded
 PRELOAD = ["hipport.engine.translate.driver", "hipport.engine.warp", "hipport.engine.pipeline",
-           "hipport.engine.translate_batch"]
+           "hipport.engine.pipeline.files"]
 POLL_S = 0.5  # how often a wait for a result looks for a worker that died
 
 
@@ -44,13 +44,13 @@ def _apply(task: tuple[Callable[[T], R], Sequence[T]]) -> list[R]:
     return [func(x) for x in chunk]
 
 
-def ordered_results(pool: multiprocessing.pool.Pool, func: Callable[[T], R], items: Sequence[T],
-                    chunksize: int = 1) -> Iterator[R]:
-    """pool.imap(func, items, chunksize), but a worker that dies is a WorkerDied error, not a wait
-    without end (Pool replaces a dead worker and forgets the task it held)."""
+def pool_results(pool: multiprocessing.pool.Pool, func: Callable[[T], R], items: Sequence[T],
+                 chunksize: int = 1, *, ordered: bool = True) -> Iterator[R]:
+    """pool.imap(func, items, chunksize) (imap_unordered unless `ordered`), but a worker that dies is a
+    WorkerDied error, not a wait without end (Pool replaces a dead worker and forgets the task it held)."""
     started = list(getattr(pool, "_pool", ()))  # the workers as started; none of them exits on its own
     chunks = ((func, items[i:i + chunksize]) for i in range(0, len(items), chunksize))
-    it = pool.imap(_apply, chunks)  # one chunk a task; imap's own chunks give no wait with a timeout
+    it = (pool.imap if ordered else pool.imap_unordered)(_apply, chunks)  # one chunk a task; imap's own chunks give no wait with a timeout
     while True:
         try:
             results = it.next(timeout=POLL_S)

@@ -20,7 +20,7 @@ STAGE=$(mktemp -d)
 mkdir -p "$STAGE/hipport"
 for d in engine tui examples themes; do [ -d "$REPO/$d" ] && ln -s "$REPO/$d" "$STAGE/hipport/$d"; done
 export PYTHONPATH="$STAGE${PYTHONPATH:+:$PYTHONPATH}"
-hp() { python3 -m hipport.tui.cli "$@"; }
+hp() { python3 -m hipport.cli "$@"; }
 W=$(mktemp -d)
 cp -r "$PREP/good" "$PREP/wrong" "$W/"
 PROGS="gemm adam laplace3d haccmk"

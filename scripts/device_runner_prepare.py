@@ -37,7 +37,7 @@ WRONG = {
 
 
 def hipport(*args: str, cwd: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *args], cwd=cwd, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "hipport.cli", *args], cwd=cwd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"hipport {' '.join(args)} in {cwd}: {r.stderr[-2000:]}")
 

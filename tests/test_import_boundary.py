@@ -1,5 +1,6 @@
-"""The engine never imports Textual or Rich (harlequin's pattern): checked in a fresh interpreter,
-importing every hipport.engine module found on disk."""
+"""The engine never imports Textual or Rich (harlequin's pattern), and the command line imports them
+(and the app, hipport.tui) only inside the commands that open the app: checked in a fresh interpreter,
+importing every hipport.engine / hipport.cli module found on disk."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pkgutil
 import subprocess
 import sys
 
+import hipport.cli
 import hipport.engine
 
 FORBIDDEN = ("textual", "rich")
@@ -19,22 +21,46 @@ def engine_modules() -> list[str]:
     return sorted(names)
 
 
+def cli_modules() -> list[str]:
+    """Every hipport.cli module but __main__ (importing that runs the command)."""
+    names = ["hipport.cli"]
+    for info in pkgutil.walk_packages(hipport.cli.__path__, prefix="hipport.cli."):
+        if info.name != "hipport.cli.__main__":
+            names.append(info.name)
+    return sorted(names)
+
+
+def _imported_after(mods: list[str], forbidden: tuple[str, ...], then: str = "") -> str:
+    """Which of `forbidden` a fresh interpreter holds after importing `mods` (and running `then`)."""
+    code = (
+        "import importlib, sys\n"
+        f"for m in {mods!r}:\n"
+        "    importlib.import_module(m)\n"
+        f"{then}\n"
+        f"print(','.join(m for m in {forbidden!r} if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.strip()
+
+
 def test_engine_has_modules_to_check() -> None:
     mods = engine_modules()
     assert "hipport.engine.edits" in mods and "hipport.engine.model" in mods
 
 
 def test_engine_imports_no_textual_or_rich() -> None:
-    mods = engine_modules()
-    code = (
-        "import importlib, sys\n"
-        f"for m in {mods!r}:\n"
-        "    importlib.import_module(m)\n"
-        f"print(','.join(m for m in {FORBIDDEN!r} if m in sys.modules))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip() == "", f"engine imported: {proc.stdout.strip()}"
+    imported = _imported_after(engine_modules(), FORBIDDEN)
+    assert imported == "", f"engine imported: {imported}"
+
+
+def test_cli_imports_no_textual_until_a_command_opens_the_app() -> None:
+    mods = cli_modules()
+    assert "hipport.cli.commands.convert" in mods and "hipport.cli.commands.open" in mods
+    # every module, and the parser with every command registered (what `hipport convert` loads)
+    imported = _imported_after(mods, (*FORBIDDEN, "hipport.tui"),
+                               "from hipport.cli.main import build_parser\nbuild_parser()")
+    assert imported == "", f"the command line imported: {imported}"
 
 
 def test_the_check_would_catch_textual() -> None:

@@ -1,1 +1,1 @@
-"""The hipport app (Textual) and command line."""
+"""The hipport app (Textual); the command line that opens it is hipport.cli."""

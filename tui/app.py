@@ -28,7 +28,8 @@ from .opening import first_file
 if TYPE_CHECKING:
     from textual.message import Message
 
-    from hipport.engine.project_analysis import ProjectAnalysis
+    from hipport.engine.config import Config
+    from hipport.engine.project.analysis import ProjectAnalysis
     from hipport.engine.review import ReviewSession
 
 # themes offered by `t`, in order; the ansi ones use the terminal's own 16 colours
@@ -112,7 +113,7 @@ class PortApp(App[int]):
         entries = session.files()  # one pass over the files serves the analysis and the first file
         self.first_file = first_file(session, entries)
         if analysis is True:
-            from hipport.engine.project_analysis import ProjectAnalysis
+            from hipport.engine.project.analysis import ProjectAnalysis
 
             # made here, before Textual captures stdout/stderr (a process pool must start its helper
             # processes with the real ones); started once the first screen is up

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from hipport.engine.model import FixTier, ReportKind, Severity
-from hipport.engine.project_analysis import ProjectState
+from hipport.engine.project.analysis import ProjectState
 from hipport.engine.review import Decision
 
 # file list: one cell each, so the state reads without colour

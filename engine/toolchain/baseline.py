@@ -45,7 +45,7 @@ from typing import Any
 
 from .. import state_files
 from ..fsutil import WriteError, atomic_write
-from ..project_lock import state_write_lock
+from ..project.lock import state_write_lock
 
 FORMAT = 1
 DEFAULT_RTOL = {"fp64": 1e-8, "fp32": 1e-4, "tf32": 1e-3, "fp16": 1e-2, "bf16": 1e-2, "fp8": 1e-1}
@@ -94,7 +94,7 @@ class Baseline:
 
     def save(self, path: Path) -> None:
         """Atomically; when `path` is in a `.hipport/`, under the project's lock (the app's
-        `.hipport/app.lock`) and never through a link (state_files). Raises project_lock.LockHeld while
+        `.hipport/app.lock`) and never through a link (state_files). Raises project.lock.LockHeld while
         another process's app has the project open, fsutil.WriteError when it cannot be written."""
         data = (json.dumps(asdict(self), indent=1) + "\n").encode("utf-8")
         inside = state_files.rel_path(path)

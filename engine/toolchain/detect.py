@@ -426,7 +426,7 @@ def parse_torch_probe(text: str) -> TorchInfo:
 
 def detect_torch(env: Mapping[str, str], python: str | None, timeout: float) -> TorchInfo:
     """`python`: the project's configured interpreter, run only once the project is trusted (callers:
-    tui/commands/run.py); None: hipport's own."""
+    cli/commands/run.py); None: hipport's own."""
     exe = python or sys.executable
     if os.sep in exe and not os.path.isabs(exe):  # a relative path means the same in the neutral folder
         exe = os.path.abspath(exe)

@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from ..fsutil import WriteError
-from ..project_lock import LockHeld
+from ..project.lock import LockHeld
 from .baseline import VERDICT, Baseline, Comparison, Value, compare, run_values
 from .baseline import load as load_baseline
 from .buildscript import ignore_proposal, recipe_argv, untracked

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..discover import SKIP_DIRS
 from ..local_includes import quoted_includes, resolve_quoted
-from ..project_root import git_top
+from ..project.root import git_top
 
 # the facts type lives with Result/Hit: base must not import this module
 from .base import MAX_INCLUDERS, ProjectFacts

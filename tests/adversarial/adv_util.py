@@ -55,8 +55,8 @@ class Ran:
 
 def hipport(*args: str, cwd: Path | str, env: dict[str, str] | None = None, timeout: float = 120,
             user: int | None = None) -> Ran:
-    """Run `python -m hipport.tui.cli ARGS` as a person would (argv list, real process)."""
-    p = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *args], cwd=cwd, capture_output=True,
+    """Run `python -m hipport.cli ARGS` as a person would (argv list, real process)."""
+    p = subprocess.run([sys.executable, "-m", "hipport.cli", *args], cwd=cwd, capture_output=True,
                        env=env, timeout=timeout, user=user)
     return Ran(p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"))
 

@@ -98,7 +98,7 @@ def test_invalid_utf8_in_a_string_keeps_its_bytes(tmp_path: Path) -> None:
 def _cli() -> list[str]:
     import sys
 
-    return [sys.executable, "-m", "hipport.tui.cli"]
+    return [sys.executable, "-m", "hipport.cli"]
 
 
 def test_bom_crlf_and_mixed_newlines_are_kept(tmp_path: Path) -> None:
@@ -308,11 +308,12 @@ def test_read_only_file_is_refused_even_for_root(tmp_path: Path) -> None:
 AS_NOBODY = """
 import os, sys, locale, difflib, json, io, argparse, gettext, codecs, tempfile, shutil, encodings.latin_1  # noqa
 import concurrent.futures.thread  # noqa (the package loads ThreadPoolExecutor lazily)
-from hipport.tui import cli
+from hipport.cli import main as cli
 cli.build_parser()
-from hipport.tui.commands import convert, scan  # noqa
-from hipport.engine import translate_batch, pipeline, walk, discover, fsutil, source  # noqa
+from hipport.cli.commands import convert, scan  # noqa
+from hipport.engine import pipeline, walk, discover, fsutil, source  # noqa
 from hipport.engine.translate import driver, options  # noqa
+from hipport.engine.pipeline import files, pool  # noqa
 from hipport.engine.mapping import load
 load()
 for opts in (options.TranslateOptions(ast="off"), options.TranslateOptions()):
@@ -525,7 +526,7 @@ def test_new_outputs_get_the_persons_umask_not_0600(tmp_path: Path, umask: int) 
 
     (tmp_path / "k.cu").write_bytes(cu())
     for args in (["-o", "out/k.hip"], ["--suffix"]):
-        p = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "convert", *args, "k.cu"], cwd=tmp_path,
+        p = subprocess.run([sys.executable, "-m", "hipport.cli", "convert", *args, "k.cu"], cwd=tmp_path,
                            capture_output=True, umask=umask)
         assert p.returncode == 0, p.stderr
     want = 0o666 & ~umask

@@ -101,7 +101,7 @@ def test_sigkill_during_cli_in_place_convert_of_a_tree(tmp_path: Path) -> None:
     reference = tmp_path / "ref"
     r = hipport("convert", "-o", str(reference), "-j", "1", str(src), cwd=tmp_path)
     assert r.rc == 0, r.err
-    proc = subprocess.Popen([PY, "-m", "hipport.tui.cli", "convert", "--in-place", "-j", "1", "."], cwd=src,
+    proc = subprocess.Popen([PY, "-m", "hipport.cli", "convert", "--in-place", "-j", "1", "."], cwd=src,
                             stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # kill once some files are done and others are not
@@ -233,7 +233,7 @@ def test_disk_full_through_the_cli(tmp_path: Path) -> None:
             def write(self, d): raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             def __getattr__(self, n): return getattr(self.f, n)
         os.fdopen = lambda fd, *a, **k: Full(real(fd, *a, **k))
-        from hipport.tui.cli import main
+        from hipport.cli.main import main
         sys.exit(main(sys.argv[1:]))
     """)
     p = subprocess.run([PY, "-c", code, "convert", "--in-place", "a.cu", "b.cu"], cwd=tmp_path,

@@ -64,7 +64,7 @@ def test_a_cloned_app_lock_link_is_refused_and_the_target_never_touched(tmp_path
 
 def test_the_project_lock_and_short_writers_never_follow_a_linked_lock(tmp_path: Path) -> None:
     from hipport.engine.fsutil import WriteError
-    from hipport.engine.project_lock import ProjectLock, state_write_lock
+    from hipport.engine.project.lock import ProjectLock, state_write_lock
 
     precious = _outside(tmp_path)
     root = tmp_path / "p"

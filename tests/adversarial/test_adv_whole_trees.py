@@ -1,7 +1,7 @@
 """The CLI refuses `/` and the home folder as the app does (issue 22, item 10).
 
 `convert --in-place "$HOME"` rewrote every project under it and `scan /` walked the whole file system.
-Every command that walks a folder now refuses those two with one line (engine/project_root.py, the
+Every command that walks a folder now refuses those two with one line (engine/project/root.py, the
 app's rule), unless `--any-folder`, which is accepted anywhere in the command line (before the
 command, it used to be a parser error).
 """

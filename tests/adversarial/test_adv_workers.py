@@ -74,7 +74,7 @@ def left_alive(procs: list[psutil.Process], timeout: float) -> list[str]:
 
 def test_convert_workers_end_after_kill_9_of_convert(tmp_path: Path) -> None:
     src = tree(tmp_path / "src")
-    proc = subprocess.Popen([PY, "-m", "hipport.tui.cli", "convert", "-j", "2", "-o", str(tmp_path / "out"),
+    proc = subprocess.Popen([PY, "-m", "hipport.cli", "convert", "-j", "2", "-o", str(tmp_path / "out"),
                              str(src)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     kids = descendants_once_working(proc, at_least=2)
     proc.kill()
@@ -87,7 +87,7 @@ APP_POOL = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     if __name__ == "__main__":
-        from hipport.engine.project_analysis import ProjectAnalysis
+        from hipport.engine.project.analysis import ProjectAnalysis
         from hipport.engine.review import ReviewSession
         analysis = ProjectAnalysis(ReviewSession.open(Path(sys.argv[1])), workers=2, pool=True, use_cache=False)
         analysis.start()
@@ -110,7 +110,7 @@ def test_app_analysis_workers_end_after_kill_9_of_the_app(tmp_path: Path) -> Non
 
 def test_a_worker_that_dies_costs_errors_not_a_hang(tmp_path: Path) -> None:
     src = tree(tmp_path / "src")
-    proc = subprocess.Popen([PY, "-m", "hipport.tui.cli", "convert", "-j", "2", "-o", str(tmp_path / "out"),
+    proc = subprocess.Popen([PY, "-m", "hipport.cli", "convert", "-j", "2", "-o", str(tmp_path / "out"),
                              str(src)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     kids = descendants_once_working(proc, at_least=2)
     workers = [k for k in kids if is_worker(k, proc.pid)]

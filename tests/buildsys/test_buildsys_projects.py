@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from buildsys_helpers import ARCH, hip_env, need_debian_cmake, need_hipcc
 
-from hipport.tui.cli import main
+from hipport.cli.main import main
 
 PROJECTS = Path(__file__).resolve().parents[1] / "data" / "projects"
 
@@ -139,12 +139,12 @@ def test_the_command_a_sibling_cmake_refusal_names_builds_with_cmake(
 
     proj = tmp_path / "histogram"
     shutil.copytree(PROJECTS / "cmake_histogram", proj)
-    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "run", ".", "--dry-run"], cwd=proj,
+    r = subprocess.run([sys.executable, "-m", "hipport.cli", "run", ".", "--dry-run"], cwd=proj,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "CMake reads only CMakeLists.txt" in r.stdout, r.stdout + r.stderr
     named = re.search(r"`hipport (convert -o (\S+) \.)` in the project root, then `hipport run (\S+)`", r.stdout)
     assert named is not None and named.group(2) == named.group(3) == "hip"
-    conv = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *named.group(1).split(), "--arch", ARCH, "-q"],
+    conv = subprocess.run([sys.executable, "-m", "hipport.cli", *named.group(1).split(), "--arch", ARCH, "-q"],
                           cwd=proj, capture_output=True, text=True, timeout=300)
     assert conv.returncode == 0, conv.stderr
     built = cmake_build(proj / "hip")

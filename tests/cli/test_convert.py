@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hipport.tui.cli import main
+from hipport.cli.main import main
 
 CU = ("#include <cuda_runtime.h>\n"
       "__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from hipport.cli.main import main
 from hipport.engine import pipeline
-from hipport.tui.cli import main
 
 
 def test_one_failing_file_does_not_stop_the_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hipport.tui.cli import main
+from hipport.cli.main import main
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "warp"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hipport.tui.cli import main
+from hipport.cli.main import main
 
 SRC = ("#include <cuda_runtime.h>\n"
        "#include <cublas_v2.h>\n"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from hipport.cli.main import main
 from hipport.engine.api import settings, settings_root
 from hipport.engine.config import ConfigError, load_config, parse_archs
 from hipport.engine.model import FixStyle
 from hipport.engine.review import Decision, ReviewSession
-from hipport.tui.cli import main
 
 KERNEL = """\
 #include <cuda_runtime.h>

@@ -21,7 +21,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 import hipify_suite as hs
 
-from hipport.tui.cli import main
+from hipport.cli.main import main
 
 if not (hs.SUITE / "lit.cfg").is_file():
     pytest.skip(f"HIPIFY unit tests not found at {hs.SUITE} (set HIPPORT_HIPIFY_TESTS)", allow_module_level=True)

@@ -83,7 +83,7 @@ def test_a_second_app_on_the_same_project_is_refused_and_no_decision_is_lost(tmp
     finally:
         tmux("kill-server", check=False)
     # the first app's decision was saved as it went; the lock is gone with its process
-    from hipport.engine.project_lock import ProjectLock
+    from hipport.engine.project.lock import ProjectLock
     from hipport.engine.review import Decision, ReviewSession
 
     with ProjectLock(demo):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hipport.engine import analysis_cache
 from hipport.engine.config import Config
-from hipport.engine.project_analysis import FileSummary, ProjectAnalysis
+from hipport.engine.project.analysis import FileSummary, ProjectAnalysis
 from hipport.engine.review import ReviewSession
 
 HEADER = "#pragma once\n#define WARP 32\n"
@@ -48,7 +48,7 @@ def analyse(root: Path, config: Config | None = None) -> ProjectAnalysis:
 
 
 def truth(root: Path, config: Config | None = None) -> dict[str, FileSummary]:
-    from hipport.engine.project_analysis import report_counts
+    from hipport.engine.project.analysis import report_counts
 
     s = ReviewSession.open(root, config or Config(), autosave=False)
     s.learn_project_names()  # as the background analysis does first

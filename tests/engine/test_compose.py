@@ -2,7 +2,7 @@
 
 The analysis here is a fixed one (two fix groups whose edits overlap, one REVIEW-tier group) over
 a real translation, so the conflict is certain; everything else is the real engine: the CLI's
-translate_batch/pipeline path, the app's ReviewSession, the report serialisers. The fixed groups all
+pipeline path (pipeline.files.port_file), the app's ReviewSession, the report serialisers. The fixed groups all
 sit in one kernel, which the logical-warp port would join into one connected group; these tests are
 about holding and tiers, so they run without the logical port (tests/warp/test_logical_*.py run with it).
 """
@@ -17,16 +17,16 @@ import pytest
 
 import hipport.engine.pipeline as pipeline
 import hipport.engine.warp as warp
+from hipport.cli.main import main
 from hipport.engine.compose import choose, compose
 from hipport.engine.edits import Edit, apply_edits
 from hipport.engine.model import Analysis, Finding, Fix, FixGroup, FixStyle, FixTier, Severity, Translation
+from hipport.engine.pipeline.files import Job, port_file
 from hipport.engine.report import FileReport, to_json, to_sarif, to_text
 from hipport.engine.review import Decision, GroupRefused, ReviewSession
 from hipport.engine.source import Source, read_source
 from hipport.engine.translate.driver import translate
 from hipport.engine.translate.options import TranslateOptions
-from hipport.engine.translate_batch import Job, port_file
-from hipport.tui.cli import main
 
 SRC = """\
 __global__ void k(unsigned* o) {

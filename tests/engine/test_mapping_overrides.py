@@ -24,7 +24,7 @@ def test_overrides_do_not_shadow_table_rows_they_do_not_name() -> None:
 
 def test_rocm_6_4_report_says_the_builtin_is_there_behind_the_flag(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     """`convert --rocm 6.4`: __shfl_up_sync is not "ROCm 7.0 only"; 6.2-6.4 have it with the opt-in flag."""
-    from hipport.tui.cli import main
+    from hipport.cli.main import main
 
     src = tmp_path / "k.cu"
     src.write_text("__global__ void k(float* x) {\n  float v = x[threadIdx.x];\n"

@@ -57,7 +57,7 @@ def test_one_naming_rule() -> None:
 
 def test_cli_and_app_keep_the_original_in_the_same_place(tmp_path: Path) -> None:
     # one write policy (outputs.py): the app kept originals under .hipport/originals/, convert as .prehip
-    from hipport.tui.cli import main
+    from hipport.cli.main import main
 
     for how in ("cli", "app"):
         root = tmp_path / how

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hipport.engine.project_analysis import ProjectAnalysis, ProjectState, project_view, unsupported_count
-from hipport.engine.project_root import ASK_ABOVE, check_root
+from hipport.engine.project.analysis import ProjectAnalysis, ProjectState, project_view, unsupported_count
+from hipport.engine.project.root import ASK_ABOVE, check_root
 from hipport.engine.review import ReviewSession
 
 

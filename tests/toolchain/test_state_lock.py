@@ -17,7 +17,7 @@ import pytest
 
 from hipport.engine import analysis_cache
 from hipport.engine.model import PERSON_KINDS
-from hipport.engine.project_lock import LockHeld, ProjectLock, state_write_lock
+from hipport.engine.project.lock import LockHeld, ProjectLock, state_write_lock
 from hipport.engine.toolchain.baseline import Baseline, Value
 from hipport.engine.toolchain.baseline import load as load_baseline
 
@@ -44,7 +44,7 @@ def holder(root: Path, what: str, seconds: float) -> subprocess.Popen[str]:
     code = textwrap.dedent(f"""
         import sys, time
         from pathlib import Path
-        from hipport.engine.project_lock import ProjectLock, state_write_lock
+        from hipport.engine.project.lock import ProjectLock, state_write_lock
         lock = ProjectLock(Path({str(root)!r})) if {what!r} == "app" else state_write_lock(Path({str(root)!r}))
         with lock:
             print("held", flush=True)

@@ -27,7 +27,7 @@ needs_make_hipcc = pytest.mark.skipif(shutil.which("hipcc") is None or shutil.wh
 
 def hipport(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "HIP_PLATFORM"}
-    return subprocess.run([sys.executable, "-m", "hipport.tui.cli", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "hipport.cli", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=600, env=env)
 
 

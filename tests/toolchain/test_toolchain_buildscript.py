@@ -41,7 +41,7 @@ def hecbench(tmp_path: Path, name: str) -> Path:
 
 
 def port_sources(root: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "convert", "-q", "--suffix",
+    r = subprocess.run([sys.executable, "-m", "hipport.cli", "convert", "-q", "--suffix",
                         *[p.name for p in root.glob("*.cu")]], cwd=root, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
 
@@ -64,7 +64,7 @@ def test_an_unported_makefile_is_never_built_as_the_port(tmp_path: Path) -> None
     # the hint is the call that writes what the run looks for (sibling mode: --suffix, with the sources)
     hint = re.search(r"`(hipport convert [^`]*)`", rp.notes[0])
     assert hint is not None and hint.group(1) == "hipport convert --suffix Makefile main.cu"
-    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *hint.group(1).split()[1:]], cwd=root,
+    r = subprocess.run([sys.executable, "-m", "hipport.cli", *hint.group(1).split()[1:]], cwd=root,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     ready = plan(root, detection=Detection(amd_gpus=(MI300X,), rocm=DEBIAN), env={}, settings=Config())
@@ -133,7 +133,7 @@ def test_hipport_converts_makefile_and_the_run_builds_that_port(tmp_path: Path) 
     Makefile_hip (keeping HeCBench's ARCH variable, now read by --offload-arch); the plan runs Makefile_hip
     and sets the variable that --offload-arch reads."""
     root = hecbench(tmp_path, "adam-cuda")
-    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "convert", "-q", "--suffix", "main.cu", "Makefile"],
+    r = subprocess.run([sys.executable, "-m", "hipport.cli", "convert", "-q", "--suffix", "main.cu", "Makefile"],
                        cwd=root, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "--offload-arch=$(ARCH)" in (root / "Makefile_hip").read_text()

@@ -107,19 +107,19 @@ def test_hard_coded_ordinals(tmp_path: Path) -> None:
 
 def test_doctor_command_json_and_exit_code(tmp_path: Path) -> None:
     (tmp_path / "a.cu").write_text("cudaSetDevice(0);\n")
-    cp = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "doctor", str(tmp_path), "--json", "--no-torch"],
+    cp = subprocess.run([sys.executable, "-m", "hipport.cli", "doctor", str(tmp_path), "--json", "--no-torch"],
                         capture_output=True, text=True, timeout=60, env={**os.environ, "HIP_VISIBLE_DEVICES": "-1"})
     checks = {c["name"]: c for c in json.loads(cp.stdout)}
     assert set(checks) >= {"ROCm", "/dev/kfd", "visibility", "HSA_OVERRIDE_GFX_VERSION", "device ordinals"}
     assert cp.returncode == (1 if any(c["status"] == "fail" for c in checks.values()) else 0)
-    missing = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "doctor", str(tmp_path / "nope")],
+    missing = subprocess.run([sys.executable, "-m", "hipport.cli", "doctor", str(tmp_path / "nope")],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
 
 
 
 def doctor(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hipport.tui.cli", "doctor", "--no-torch", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "hipport.cli", "doctor", "--no-torch", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120, env={**os.environ, "HIP_VISIBLE_DEVICES": "0"})
 
 
@@ -162,9 +162,9 @@ def test_one_output_format_option_for_every_command_and_json_still_works(tmp_pat
     (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
     for argv in (["doctor", "--no-torch", str(tmp_path)], ["run", "--list-devices", str(tmp_path)],
                  ["scan", str(tmp_path)]):
-        new = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *argv, "--format", "json"],
+        new = subprocess.run([sys.executable, "-m", "hipport.cli", *argv, "--format", "json"],
                              capture_output=True, text=True, timeout=120)
-        old = subprocess.run([sys.executable, "-m", "hipport.tui.cli", *argv, "--json"],
+        old = subprocess.run([sys.executable, "-m", "hipport.cli", *argv, "--json"],
                              capture_output=True, text=True, timeout=120)
         assert isinstance(json.loads(new.stdout), list | dict), argv
         assert json.loads(old.stdout) == json.loads(new.stdout), argv

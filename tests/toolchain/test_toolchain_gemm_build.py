@@ -30,7 +30,7 @@ def ported_sample(tmp_path: Path, fixes: str, style: FixStyle = FixStyle.WAVE64)
 
 def hipport_run(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "HIP_PLATFORM"}  # hipport must set it itself
-    return subprocess.run([sys.executable, "-m", "hipport.tui.cli", "run", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hipport.cli", "run", *args], capture_output=True, text=True,
                           timeout=300, env=env)
 
 

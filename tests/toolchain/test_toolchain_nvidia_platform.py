@@ -70,7 +70,7 @@ def test_a_hecbench_port_compiles_through_the_nvidia_platform(tmp_path: Path) ->
     assert "hipBindTexture" in patches and " hipGetDeviceProperties(" not in patches  # fields, not the function
     for f in src.parent.iterdir():
         shutil.copy(f, tmp_path / f.name)
-    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "convert", "-q", "--suffix", "main.cu"], cwd=tmp_path,
+    r = subprocess.run([sys.executable, "-m", "hipport.cli", "convert", "-q", "--suffix", "main.cu"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and (tmp_path / "main.hip").is_file(), r.stderr
     assert "cudaMalloc" not in (tmp_path / "main.hip").read_text()
@@ -145,7 +145,7 @@ def test_missing_hip_nvidia_headers_block_the_plan_and_name_the_variable(tmp_pat
     assert rp.blocked.startswith("HIP's NVIDIA headers (hip/nvidia_detail/) were not found in HIPPORT_HIP_INCLUDE=")
     assert "set HIPPORT_HIP_INCLUDE" in rp.blocked and rp.notes[0] == rp.blocked
     env = {**os.environ, "HIPPORT_HIP_INCLUDE": str(tmp_path / "nowhere")}
-    r = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "run", "--platform", "nvidia", str(tmp_path)],
+    r = subprocess.run([sys.executable, "-m", "hipport.cli", "run", "--platform", "nvidia", str(tmp_path)],
                        capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 2 and "set HIPPORT_HIP_INCLUDE" in r.stderr
 

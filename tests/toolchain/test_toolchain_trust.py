@@ -132,7 +132,7 @@ def test_headless_run_needs_the_trust_flag(tmp_path: Path) -> None:
     (root / "pyproject.toml").write_text('[tool.hipport.run]\narch = "gfx90a"\ndefines = ["FAST=1"]\n')
 
     def hipport(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "hipport.tui.cli", "run", *args, str(root)], capture_output=True,
+        return subprocess.run([sys.executable, "-m", "hipport.cli", "run", *args, str(root)], capture_output=True,
                               text=True, timeout=600, stdin=subprocess.DEVNULL)
 
     r = hipport("--json")

@@ -7,11 +7,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from hipport.cli.commands.demo import prepare
 from hipport.engine.config import Config
 from hipport.engine.review import ReviewSession
 from hipport.engine.toolchain.detect import Detection
 from hipport.tui.app import PortApp
-from hipport.tui.commands.demo import prepare
 from hipport.tui.screens.confirm import ConfirmScreen
 from hipport.tui.screens.review import ReviewScreen
 

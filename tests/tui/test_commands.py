@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hipport.tui.cli import main
+from hipport.cli.main import main
 
 
 def test_open_refuses_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,7 +49,7 @@ def test_open_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_demo_makes_a_git_repository_with_one_commit(tmp_path: Path) -> None:
     dest = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "hipport.tui.cli", "demo", "--dir", str(dest), "--no-open"],
+    proc = subprocess.run([sys.executable, "-m", "hipport.cli", "demo", "--dir", str(dest), "--no-open"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(dest.resolve())
@@ -86,7 +86,7 @@ def test_demo_into_a_new_folder_by_default_temp(capsys: pytest.CaptureFixture[st
 
 
 def test_cli_parser_does_not_import_textual() -> None:
-    code = ("import sys\nfrom hipport.tui.cli import build_parser\nbuild_parser()\n"
+    code = ("import sys\nfrom hipport.cli.main import build_parser\nbuild_parser()\n"
             "print('textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr

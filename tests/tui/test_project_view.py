@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from apptest import fake_analyze, fake_translate
 
+from hipport.cli.main import main
 from hipport.engine.config import Config
 from hipport.engine.review import ReviewSession
 from hipport.tui.app import PortApp
-from hipport.tui.cli import main
 from hipport.tui.screens.review import ReviewScreen
 from hipport.tui.widgets.file_list import FileList
 
@@ -115,7 +115,7 @@ def test_large_project_is_analysed_by_the_process_pool_inside_the_running_app(tm
     import subprocess
     import sys
 
-    from hipport.engine.project_analysis import POOL_MIN_FILES
+    from hipport.engine.project.analysis import POOL_MIN_FILES
 
     root = tmp_path / "many"
     root.mkdir()

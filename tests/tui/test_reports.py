@@ -16,9 +16,9 @@ import pytest
 from apptest import analysed
 from textual.widgets import Static
 
+from hipport.cli.main import main
 from hipport.engine.review import ReviewSession
 from hipport.tui.app import PortApp
-from hipport.tui.cli import main
 from hipport.tui.screens.overview import OverviewScreen
 from hipport.tui.screens.review import ReviewScreen
 from hipport.tui.widgets.diff_view import DiffView

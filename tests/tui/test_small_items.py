@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from apptest import analysed, git, open_session
 
+from hipport.cli.main import main
 from hipport.engine.toolchain.plan import Step, custom_plan
 from hipport.tui.app import PortApp
-from hipport.tui.cli import main
 from hipport.tui.screens.commit import CommitScreen
 from hipport.tui.screens.confirm import ConfirmScreen
 from hipport.tui.screens.overview import OverviewScreen
@@ -173,7 +173,7 @@ def test_demo_in_a_temp_folder_leaves_nothing_behind_unless_it_holds_work(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import tempfile
 
-    from hipport.tui.commands import open as open_command
+    from hipport.cli.commands import open as open_command
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the demo's temp folders land here
     seen: list[Path] = []

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hipport.cli.main import main
 from hipport.engine.compose import compose, connected_groups
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.pipeline import logical_port, port
@@ -19,7 +20,6 @@ from hipport.engine.translate.driver import translate
 from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import analyze
 from hipport.engine.warp.logical import RENAMES, analyze_logical, helper_parts
-from hipport.tui.cli import main
 
 HIPCC = shutil.which("hipcc")
 needs_hipcc = pytest.mark.skipif(HIPCC is None, reason="Debian's hipcc is not installed (scripts/install-system-deps.sh)")

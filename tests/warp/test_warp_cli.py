@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from hipport.cli.main import main
 from hipport.engine.warp.rules import RULES
-from hipport.tui.cli import main
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "warp"
 

@@ -368,7 +368,7 @@ def test_the_header_cache_key_covers_the_files_that_include_it(tmp_path: Path) -
 
 
 def _convert(root: Path, out: Path, style: FixStyle, review: bool) -> None:
-    from hipport.tui.cli import main
+    from hipport.cli.main import main
 
     args = [str(root), "-o", str(out), "-q", "--fixes", "all", "--fix-style", style.value]
     assert main(["convert", *args, *(["--fixes-review"] if review else [])]) == 0

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from script_module import load_script
 
+from hipport.cli.main import main
 from hipport.engine.warp.rules import RULES
-from hipport.tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

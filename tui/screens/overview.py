@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from hipport.engine.project_findings import BY_HAND, FindingRow, matches
+from hipport.engine.project.findings import BY_HAND, FindingRow, matches
 
 from ..labels import decision_symbol
 

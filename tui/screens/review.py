@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
 from hipport.engine.model import FixStyle, FixTier
-from hipport.engine.project_analysis import ProjectAnalysis, ProjectView
+from hipport.engine.project.analysis import ProjectAnalysis, ProjectView
 from hipport.engine.review import Change, Decision, FileReview, ReviewError, ReviewSession, is_report
 
 from ..keymap import bindings

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 
 from hipport.engine.model import FixTier
-from hipport.engine.project_analysis import ProjectAnalysis
+from hipport.engine.project.analysis import ProjectAnalysis
 from hipport.engine.review import ReviewSession
 from hipport.engine.review_identical import identical_groups
 from hipport.engine.review_state import Decision
@@ -19,7 +19,7 @@ from hipport.engine.review_state import Decision
 from .review_messages import Notice, ProjectChanged, ShowFinding
 
 if TYPE_CHECKING:
-    from hipport.engine.project_findings import FindingRow
+    from hipport.engine.project.findings import FindingRow
 
 
 class AcrossProject:
@@ -106,7 +106,7 @@ class AcrossProject:
 
     def _collect_overview(self) -> None:
         """In a worker thread (it may translate and analyse files not opened yet)."""
-        from hipport.engine.project_findings import finding_rows
+        from hipport.engine.project.findings import finding_rows
 
         rows = finding_rows(self.session, self._candidates(reports=True))
         analysis = self.analysis()
@@ -116,7 +116,7 @@ class AcrossProject:
         self.screen.app.call_from_thread(self._show_overview, rows, note)
 
     def _show_overview(self, rows: list[FindingRow], note: str) -> None:
-        from hipport.engine.project_findings import BY_HAND
+        from hipport.engine.project.findings import BY_HAND
 
         from .overview import OverviewScreen
 

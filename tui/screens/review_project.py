@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hipport.engine.project_analysis import (
+from hipport.engine.project.analysis import (
     FileView,
     ProjectAnalysis,
     ProjectState,

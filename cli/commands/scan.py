@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from hipport.tui.cli import CliError, add_format_option
-from hipport.tui.commands.convert import add_translate_options, cli_settings, translate_options
+from hipport.cli.commands.convert import add_translate_options, cli_settings, translate_options
+from hipport.cli.main import CliError, add_format_option
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
                       "output format (default: text; sarif: SARIF 2.1.0 with warp findings)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout (atomically)")
     add_translate_options(p)
-    from hipport.tui.commands._warp import add_warp_options  # `--warp`: engine/warp findings
+    from hipport.cli.commands._warp import add_warp_options  # `--warp`: engine/warp findings
 
     add_warp_options(p, fixes=False)
     p.set_defaults(func=handle)
@@ -102,7 +102,7 @@ FORMATS: dict[str, Callable[[dict[str, Any], TextIO, Path | None], None]] = {"te
 
 def handle(args: argparse.Namespace) -> int:
     if args.warp or args.format == "sarif":
-        from hipport.tui.commands._warp import warp_scan
+        from hipport.cli.commands._warp import warp_scan
 
         return warp_scan(args, cli_settings(args))
     from hipport.engine.report import source_root

@@ -1,4 +1,4 @@
-"""The `hipport` command. Each subcommand lives in tui/commands/<name>.py and exposes
+"""The `hipport` command. Each subcommand lives in cli/commands/<name>.py and exposes
 `register(subparsers)`; modules import the engine lazily so `hipport convert` starts fast
 (Textual is imported only by the commands that open the app)."""
 
@@ -52,9 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
-            mod = importlib.import_module(f"hipport.tui.commands.{name}")
+            mod = importlib.import_module(f"hipport.cli.commands.{name}")
         except ModuleNotFoundError as e:  # a command not built yet must not break the others
-            if e.name == f"hipport.tui.commands.{name}":
+            if e.name == f"hipport.cli.commands.{name}":
                 continue
             raise
         mod.register(sub)
@@ -73,13 +73,13 @@ def _take_any_folder(words: list[str]) -> tuple[list[str], bool]:
 
 
 def refuse_whole_trees(args: argparse.Namespace) -> None:
-    """The app's rule for every command that walks a folder: not `/`, not the home folder (project_root),
-    unless --any-folder. `open` asks its own questions (tui/commands/open.py)."""
+    """The app's rule for every command that walks a folder: not `/`, not the home folder (project.root),
+    unless --any-folder. `open` asks its own questions (cli/commands/open.py)."""
     if args.command in (None, "open") or getattr(args, "any_folder", False):
         return
     from pathlib import Path
 
-    from hipport.engine.project_root import not_a_project, refusal
+    from hipport.engine.project.root import not_a_project, refusal
 
     paths = getattr(args, "paths", None) or ([args.path] if isinstance(getattr(args, "path", None), str) else [])
     for p in paths:
@@ -136,11 +136,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hipport: internal error ({type(e).__name__}: {one_line(str(e))}); this is a hipport bug, please report it "
               "(HIPPORT_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 3
-
-
-if __name__ == "__main__":
-    # `python -m hipport.tui.cli`: run the imported module's main, so that the CliError the commands
-    # raise (they import hipport.tui.cli) is the class main() catches
-    from hipport.tui.cli import main as _main
-
-    sys.exit(_main())

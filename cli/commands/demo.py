@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hipport.tui.cli import CliError
+from hipport.cli.main import CliError
 
 
 def register(subparsers: Any) -> None:
@@ -86,8 +86,8 @@ def handle(args: argparse.Namespace) -> int:
     if args.no_open:
         print(dest)
         return 0
+    from hipport.cli.commands.open import open_app
     from hipport.engine.toolchain.trust import trust_for_session
-    from hipport.tui.commands.open import open_app
 
     print(f"hipport demo: {dest}")
     trust_for_session(dest)  # hipport made this folder from its own sample: its Makefile builds without asking

@@ -17,15 +17,20 @@ the regex engine skips to (`define`, and `{` in the reversed text), not with a l
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .local_includes import resolve_quoted
-from .source import Language, language_for
-from .translate.tables import UNKNOWN_PATTERN
+from ..local_includes import resolve_quoted
+from ..source import Language, language_for
+from ..translate.tables import UNKNOWN_PATTERN
+
+if TYPE_CHECKING:
+    from ..translate.options import TranslateOptions
 
 _DEFINE = re.compile(rb"define[ \t]+([A-Za-z_]\w*)")
 # a function definition read backwards: `{`, `)`, the parameters, `(`, the name (ending in the reversed
@@ -130,3 +135,9 @@ def defined_names(paths: Iterable[Path | str], include_dirs: Iterable[str] = ())
     """CUDA-looking names the given C/C++/CUDA files (and the headers they include with quotes) define
     as macros or functions (see NameIndex.names)."""
     return NameIndex().names(paths, include_dirs)
+
+
+def with_project_names(options: TranslateOptions, paths: Sequence[str | Path]) -> TranslateOptions:
+    """`options` knowing the CUDA-looking names the files at `paths` (and the headers they include)
+    define themselves: scan, convert and the app pass the same files' names, so they report the same."""
+    return dataclasses.replace(options, project_names=defined_names(paths, options.include_dirs))

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from hipport.tui.cli import CliError
+from hipport.cli.main import CliError
 
 
 def add_warp_options(p: argparse.ArgumentParser, fixes: bool) -> None:
@@ -51,7 +51,7 @@ def warp_settings(args: argparse.Namespace, cfg: Any) -> tuple[Any, Any, Any]:
     if raw == "all":
         fixes = raw
     else:
-        from hipport.tui.commands.explain import normalize
+        from hipport.cli.commands.explain import normalize
 
         wanted = set()
         for part in raw.split(","):

@@ -5,7 +5,7 @@ index as file:line (all of them in JSON, the first ones in text). Exit status 1 
 
 Which sources are scanned for hard-coded device indices: PATH when given (a folder or one file). Without
 PATH, the current folder, only when it is a project by the rule the app opens folders with
-(engine/project_root.py: inside a git work tree, or at most 300 source files, never / or the home folder);
+(engine/project/root.py: inside a git work tree, or at most 300 source files, never / or the home folder);
 otherwise nothing is scanned and the check says why. Only the sources a review covers are read (no build
 outputs, hidden or tool folders), at most 5,000 files.
 """
@@ -20,8 +20,8 @@ _MARK = {"pass": "ok  ", "warn": "WARN", "fail": "FAIL", "info": "info"}
 SHOWN_PLACES = 10  # places listed in text; --format json lists them all
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from hipport.tui.cli import add_format_option
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from hipport.cli.main import add_format_option
 
     p = subparsers.add_parser("doctor", help="check the ROCm/GPU setup for first-run problems",
                               description="Check ROCm, device access, groups, PyTorch's build, visibility "
@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def default_root() -> tuple[Path | None, str]:
     """The folder scanned without PATH: the current one when it is a project, else None and why not."""
-    from hipport.engine.project_root import check_root
+    from hipport.engine.project.root import check_root
 
     check = check_root(Path.cwd())
     if check.verdict == "open":
@@ -47,9 +47,9 @@ def default_root() -> tuple[Path | None, str]:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from hipport.cli.main import CliError
     from hipport.engine.toolchain.detect import detect
     from hipport.engine.toolchain.doctor import run_checks
-    from hipport.tui.cli import CliError
 
     skipped = ""
     if args.path is None:

@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
-from . import state_files
-from .state_files import UnsafeStatePath
+from .. import state_files
+from ..state_files import UnsafeStatePath
 
 LOCK_NAME = "app.lock"
 WRITE_WAIT = 5.0  # seconds a short writer waits for another short writer

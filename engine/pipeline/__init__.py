@@ -1,5 +1,13 @@
-"""One call from a source to its HIP text: translation, optional warp fixes (composed by compose.py,
-the same composer the review session uses), render."""
+"""The pipeline: source files to their HIP text, one way for the command line, the app and the app's
+background analysis.
+
+    port(source, options, ...)        here: one source -> its HIP text (translation, the logical-warp
+                                      port and chosen warp fixes composed by compose.py, render)
+    files.port_file(job)              one file: read, port, render, diff -> FileResult (plain data);
+                                      files.FileError / failure: the one wording of a file's failure
+    pool.port_files(jobs)             many files, here or on workers.py's one pool (pool.on_workers)
+    convert.convert(request, on_file) a whole conversion: shared options, project names, the writes
+"""
 
 from __future__ import annotations
 
@@ -8,13 +16,13 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .compose import WIDTH_INDEPENDENT_RULES, choose, compose, connected_groups, dedupe, fix_edits
-from .edits import Edit, apply_edits
-from .model import Analysis, FixStyle, FixTier, Report, ReportKind, Translation
-from .source import Language, Source
+from ..compose import WIDTH_INDEPENDENT_RULES, choose, compose, connected_groups, dedupe, fix_edits
+from ..edits import Edit, apply_edits
+from ..model import Analysis, FixStyle, FixTier, Report, ReportKind, Translation
+from ..source import Language, Source
 
 if TYPE_CHECKING:
-    from .warp.logical import LogicalWarps
+    from ..warp.logical import LogicalWarps
 
 __all__ = ["PortResult", "dedupe", "fix_edits", "port"]
 
@@ -48,12 +56,12 @@ def port(
     portable) the fix groups of `fixes` ("all" or a set of rule ids) are applied as 64-wide rewrites
     instead: whole groups, REVIEW-tier groups only with `allow_review`; a group that cannot be applied
     whole is held, see `held`."""
-    from .translate.driver import translate  # lazy: keeps `hipport --help` fast
+    from ..translate.driver import translate  # lazy: keeps `hipport --help` fast
 
     tr = translate(source, options)  # type: ignore[arg-type]
     if fixes == "none" or (source.language not in LOGICAL_LANGUAGES and style is None):
         return PortResult(tr, None, (), apply_edits(source.text, tr.edits), reports=tr.reports)
-    from .warp import analyze
+    from ..warp import analyze
 
     logical = logical_port(source, tr)
     # the 64-wide offers need the role analysis; the default port only for its width-independent rules
@@ -93,9 +101,9 @@ def logical_port(source: Source, translation: Translation) -> LogicalWarps | Non
     review session both take them from here."""
     if source.language not in LOGICAL_LANGUAGES or not _MAY_HAVE_WARP_CODE.search(source.text):
         return None
-    from .warp.lex import columns
-    from .warp.logical import analyze_logical
-    from .warp.prelude import prelude_offset
+    from ..warp.lex import columns
+    from ..warp.logical import analyze_logical
+    from ..warp.prelude import prelude_offset
 
     return analyze_logical(source.text, prelude_offset(source.text, columns(source.text)), source.newline,
                            ((e.start, e.end) for e in translation.edits))

@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import Any
 
-from hipport.tui.cli import CliError
+from hipport.cli.main import CliError
 
 
 def register(subparsers: Any) -> None:

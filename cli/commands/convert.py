@@ -13,9 +13,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hipport.tui.cli import CliError
+from hipport.cli.main import CliError
+
+if TYPE_CHECKING:
+    from hipport.engine.pipeline.convert import ConvertResult, Written
+    from hipport.engine.pipeline.files import FileResult
+    from hipport.engine.translate.options import TranslateOptions
+    from hipport.engine.walk import WalkItem
 
 
 def add_translate_options(p: argparse.ArgumentParser) -> None:
@@ -149,184 +155,118 @@ def register(subparsers: Any) -> None:
     p.add_argument("--diff", action="store_true",
                    help="print a unified diff (writes nothing unless an output option is given)")
     p.add_argument("-q", "--quiet", action="store_true", help="print no reports, only errors")
-    from hipport.tui.commands._warp import add_warp_options  # warp fixes (engine/warp)
+    from hipport.cli.commands._warp import add_warp_options  # warp fixes (engine/warp)
 
     add_warp_options(p, fixes=True)
     add_translate_options(p)
     p.set_defaults(func=handle)
 
 
-def _targets(items: list[Any], args: argparse.Namespace) -> list[Path | None]:
-    """Where each input's result is written (None: not written)."""
-    if args.in_place:
-        return [it.path for it in items]
-    if args.suffix:
-        from hipport.engine.outputs import sibling_name
-
-        return [it.path.with_name(sibling_name(it.path.name)) for it in items]
-    if args.output:
-        out = Path(args.output)
-        single_file = len(items) == 1 and items[0].root is None
-        if single_file:
-            if out.is_dir():
-                return [out / items[0].path.name]
-            return [out]
-        if out.exists() and not out.is_dir():
-            raise CliError(f"{out}: exists and is not a folder (several files need an output folder)")
-        return [out / it.rel for it in items]
-    return [None] * len(items)
-
-
-def _refuse_links(args: argparse.Namespace, targets: list[Path | None]) -> None:
-    """`-o OUT` never writes through a linked folder: not OUT itself, nor any folder below it on the way
-    to a target, nor (for a relative OUT) a folder on the way from the current one. A repository can ship
-    `out/kern` as a link to any folder of the person's (issue 22 item 8)."""
-    if not args.output:
-        return
-    from hipport.engine.fsutil import first_link
-
-    out = Path(args.output)
-    base = out if out.is_absolute() else Path(out.parts[0]) if out.parts else Path(".")
-    for t in targets:
-        # the folders; a link in place of the output file itself is refused when written (fsutil.atomic_write)
-        link = first_link(t.parent, base) if t is not None and t != base else None
-        if link is not None:
-            raise CliError(f"{link}: is a symbolic link; -o never writes through one (name the folder it leads "
-                           "to, or remove the link); nothing was written")
-
-
 def handle(args: argparse.Namespace) -> int:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from hipport.engine.fsutil import WriteError, sync_folders
-    from hipport.engine.messages import one_line  # one message, one line, whatever the file names
-    from hipport.engine.outputs import original_copy, write_port  # the one write policy: nothing lost
-    from hipport.engine.translate_batch import Job, port_files
-    from hipport.engine.walk import WalkError, walk
+    from hipport.engine.pipeline.convert import ConvertError, ConvertRequest, conversion_targets, convert
 
     cfg = cli_settings(args)
     options = translate_options(args, cfg)
+    items = _walked(args)
+    if args.no_backup and not args.in_place:
+        raise CliError("--no-backup only applies to --in-place")
+    writes_files = bool(args.output or args.in_place or args.suffix)
+    to_stdout = not writes_files and not args.diff
+    if to_stdout and (len(items) > 1 or items[0].root is not None):
+        raise CliError("several files: give -o OUT (a folder), --in-place or --suffix (or --diff to preview)")
+    if writes_files and not args.in_place:
+        items = _without_earlier_ports(items, options, args)
+    try:
+        targets = conversion_targets(items, Path(args.output) if args.output else None, in_place=args.in_place,
+                                     suffix=args.suffix)
+    except ConvertError as e:
+        raise CliError(str(e)) from None
+    from hipport.cli.commands._warp import warp_settings
+
+    fixes, style, warp_options = warp_settings(args, cfg)
+    allow_review = getattr(args, "fixes_review", False)
+    if allow_review and style is None:
+        raise CliError("--fixes-review only applies with a 64-wide --fix-style (wave64 or portable)")
+    request = ConvertRequest(items, targets, options, fixes=fixes, style=style, warp_options=warp_options,
+                             allow_review=allow_review, render=writes_files or to_stdout, diff=args.diff,
+                             in_place=args.in_place, keep_original=not args.no_backup,
+                             renamed_outputs=args.suffix, jobs=args.jobs)
+    result = convert(request, lambda res: _show_file(res, args, to_stdout))
+    _show_writes(result.writes, args)
+    if not to_stdout or not args.quiet:
+        _show_summary(result, fixes == "none", options)
+    return 1 if result.failed or result.not_written else 0
+
+
+def _walked(args: argparse.Namespace) -> list[WalkItem]:
+    """The files under the paths (walk.WalkItem), the output folder left out."""
+    from hipport.engine.walk import WalkError, walk
+
     try:
         items = walk(args.paths, skip=_skip_for(args))
     except WalkError as e:
         raise CliError(str(e)) from None
     if not items:
         raise CliError("no CUDA, C++ or Python files under " + ", ".join(args.paths))
-    if args.no_backup and not args.in_place:
-        raise CliError("--no-backup only applies to --in-place")
-    writes = bool(args.output or args.in_place or args.suffix)
-    to_stdout = not writes and not args.diff
-    if to_stdout and (len(items) > 1 or items[0].root is not None):
-        raise CliError("several files: give -o OUT (a folder), --in-place or --suffix (or --diff to preview)")
-    if writes and not args.in_place:
-        items = _without_earlier_ports(items, options, args)
-    targets = _targets(items, args)
-    _refuse_links(args, targets)
-    _refuse_shared_outputs(items, targets)
-    if args.suffix:
-        # outputs get new names: includes between the files of this conversion follow them
-        import dataclasses
-        import os
+    return items
 
-        options = dataclasses.replace(options, sibling_outputs=frozenset(
-            os.path.normpath(os.path.abspath(it.path)) for it in items))
-    # error macros and helpers a tree defines in one file (or header) and uses in the others
-    from hipport.engine.api import with_project_names
 
-    options = with_project_names(options, [it.path for it in items])
-    for it, t in zip(items, targets, strict=True):
-        if t is not None and args.output and t.resolve() == it.path.resolve():
-            raise CliError(f"{t}: output would overwrite its input (use --in-place for that)")
-    from hipport.tui.commands._warp import warp_settings
+def _show_file(res: FileResult, args: argparse.Namespace, to_stdout: bool) -> None:
+    """One file's lines as its port comes in: its error, or its reports and held groups (stderr), its
+    diff and, for one file without an output option, its HIP text (stdout)."""
+    from hipport.engine.messages import one_line  # one message, one line, whatever the file names
 
-    fixes, style, warp_options = warp_settings(args, cfg)
-    if getattr(args, "fixes_review", False) and style is None:
-        raise CliError("--fixes-review only applies with a 64-wide --fix-style (wave64 or portable)")
-    jobs = [Job(str(it.path), it.rel, options, fixes=fixes, style=style, warp_options=warp_options,
-                allow_review=getattr(args, "fixes_review", False),
-                render=writes or to_stdout, diff=args.diff,
-                diff_label=str(t) if t is not None else str(it.path))
-            for it, t in zip(items, targets, strict=True)]
-    out = sys.stdout
     err = sys.stderr
-    failed = 0       # files not translated
-    not_written = 0  # translated, but the write was refused or failed
-    changed = 0
-    n_reports = 0
-    warp = WarpTally()
-    modes: set[str] = set()
-    all_reports: list[dict[str, Any]] = []
-    replaced: dict[str, int] = {}  # exact replacements (engine/shims.py): files per replacement
-    written_folders: list[Path] = []
-    writes: list[tuple[Path, Any]] = []
-    # distinct targets (always, but for a tree holding both a.cu and its sibling output): parallel writes
-    writer = ThreadPoolExecutor(max_workers=8 if len(set(targets)) == len(targets) else 1)
-    for res, target in zip(port_files(jobs, args.jobs), targets, strict=True):
-        if res.error:
-            failed += 1
-            print(f"hipport: {one_line(res.error)}", file=err)
-            continue
-        modes.add(res.mode)
-        changed += res.changed
-        n_reports += len(res.reports)
-        all_reports += res.reports
-        warp.add(res)
-        for key, n in res.stats.items():
-            if key.startswith("shim.") and n:
-                replaced[key[5:]] = replaced.get(key[5:], 0) + 1
-        if not args.quiet:
-            for r in res.reports:
-                print(one_line(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}"), file=err)
-            for gid, why in res.held.items():
-                print(one_line(f"{res.path}: fix group {gid} kept as logical warps, not 64-wide: {why}"), file=err)
-        if args.diff and res.diff:
-            out.write(res.diff)
-        if to_stdout and res.output is not None:
-            out.flush()
-            sys.stdout.buffer.write(res.output)
-            sys.stdout.buffer.flush()
-        if target is not None and res.output is not None:
-            if args.in_place and not res.changed:
-                continue  # nothing to translate: leave the file (and its mtime) alone
-            # written by a few threads: each write waits on its fsync, and those waits overlap
-            writes.append((target, writer.submit(write_port, target, res.output, in_place=args.in_place,
-                                                 keep_original=not args.no_backup, sync_folder=False)))
-    for target, fut in writes:
-        try:
-            kept = fut.result()
-            written_folders.append(target.parent)
-            if kept is not None and not args.in_place:
-                print(one_line(f"hipport: {target} already existed with other content; kept it as {kept}"),
-                      file=err)
-            elif kept is not None and kept != original_copy(target):
-                print(one_line(f"hipport: {target}: {original_copy(target).name} keeps its original; what it held "
-                               f"before this conversion is kept as {kept.name}"), file=err)
-        except WriteError as e:
-            not_written += 1
-            print(f"hipport: {one_line(str(e))}", file=err)
-        except OSError as e:
-            not_written += 1
-            print(one_line(f"hipport: {target}: cannot write ({e.strerror or e})"), file=err)
-    writer.shutdown()
-    sync_folders(written_folders)  # the renames are durable: one fsync per folder, not per file
-    mode = "/".join(sorted(modes)) or "-"
-    if not to_stdout or not args.quiet:
-        unwritten = f", {not_written} not written" if not_written else ""
-        print(f"hipport convert: {len(items) - failed} of {len(items)} file(s) translated, {changed} changed"
-              f"{unwritten}, {n_reports} report(s); mode: {mode}", file=err)
-        from hipport.engine.cuda_features import summarize, summary_line
+    if res.error:
+        print(f"hipport: {one_line(res.error)}", file=err)
+        return
+    if not args.quiet:
+        for r in res.reports:
+            print(one_line(f"{res.path}:{r['line']}:{r['col']}: {r['kind']}: {r['message']}"), file=err)
+        for gid, why in res.held.items():
+            print(one_line(f"{res.path}: fix group {gid} kept as logical warps, not 64-wide: {why}"), file=err)
+    if args.diff and res.diff:
+        sys.stdout.write(res.diff)
+    if to_stdout and res.output is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(res.output)
+        sys.stdout.buffer.flush()
 
-        counts = summarize(all_reports)
-        if counts:
-            print(f"hipport convert: reports by kind: {summary_line(counts)}", file=err)
-        line = warp.summary(fixes == "none")
-        if line:
-            print(f"hipport convert: {line}", file=err)
-        if replaced:
-            print(f"hipport convert: exact replacements for what ROCm {'.'.join(map(str, options.rocm))} lacks "
-                  "(--no-shims leaves them out): " + ", ".join(
-                      f"{nm} ({n} file{'s' if n > 1 else ''})" for nm, n in sorted(replaced.items())), file=err)
-    return 1 if failed or not_written else 0
+
+def _show_writes(writes: list[Written], args: argparse.Namespace) -> None:
+    """What each write kept aside (nothing is lost: engine/outputs.py), or why it failed."""
+    from hipport.engine.messages import one_line
+    from hipport.engine.outputs import original_copy
+
+    err = sys.stderr
+    for w in writes:
+        if w.error is not None:
+            print(f"hipport: {one_line(w.error)}", file=err)
+        elif w.kept is not None and not args.in_place:
+            print(one_line(f"hipport: {w.target} already existed with other content; kept it as {w.kept}"), file=err)
+        elif w.kept is not None and w.kept != original_copy(w.target):
+            print(one_line(f"hipport: {w.target}: {original_copy(w.target).name} keeps its original; what it held "
+                           f"before this conversion is kept as {w.kept.name}"), file=err)
+
+
+def _show_summary(result: ConvertResult, plain: bool, options: TranslateOptions) -> None:
+    from hipport.engine.cuda_features import summarize, summary_line
+
+    err = sys.stderr
+    mode = "/".join(sorted(result.modes)) or "-"
+    unwritten = f", {result.not_written} not written" if result.not_written else ""
+    print(f"hipport convert: {result.translated} of {result.files} file(s) translated, {result.changed} changed"
+          f"{unwritten}, {len(result.reports)} report(s); mode: {mode}", file=err)
+    counts = summarize(result.reports)
+    if counts:
+        print(f"hipport convert: reports by kind: {summary_line(counts)}", file=err)
+    line = result.warp.summary(plain)
+    if line:
+        print(f"hipport convert: {line}", file=err)
+    if result.replaced:
+        print(f"hipport convert: exact replacements for what ROCm {'.'.join(map(str, options.rocm))} lacks "
+              "(--no-shims leaves them out): " + ", ".join(
+                  f"{nm} ({n} file{'s' if n > 1 else ''})" for nm, n in sorted(result.replaced.items())), file=err)
 
 
 def _without_earlier_ports(items: list[Any], options: Any, args: argparse.Namespace) -> list[Any]:
@@ -346,60 +286,6 @@ def _without_earlier_ports(items: list[Any], options: Any, args: argparse.Namesp
     if not kept:
         raise CliError("every file found is the port of another one; name a file to convert it anyway")
     return kept
-
-
-def _refuse_shared_outputs(items: list[Any], targets: list[Path | None]) -> None:
-    """Two inputs written to one output, or an output that is another input: one would be lost."""
-    import os
-
-    inputs = {os.path.realpath(it.path): it for it in items}
-    seen: dict[str, Any] = {}
-    for it, t in zip(items, targets, strict=True):
-        if t is None:
-            continue
-        key = os.path.realpath(t)
-        first = seen.setdefault(key, it)
-        if first is not it:
-            raise CliError(f"{first.path} and {it.path} would both be written to {t}; convert them "
-                           "separately, or give a folder that mirrors their own folders")
-        other = inputs.get(key)
-        if other is not None and other is not it:
-            raise CliError(f"{it.path} would be written to {t}, which is another input ({other.path}); "
-                           "convert them separately")
-
-
-class WarpTally:
-    """What the convert summary says of the warp code: the default logical-warp port, the groups
-    rewritten 64-wide, those held, and the places that are not exact."""
-
-    def __init__(self) -> None:
-        self.files = 0
-        self.rewrites = 0
-        self.wide = 0
-        self.logical_groups = 0
-        self.held = 0
-        self.not_exact = 0
-
-    def add(self, res: Any) -> None:
-        self.files += res.logical_rewrites > 0
-        self.rewrites += res.logical_rewrites
-        self.wide += res.wide_groups
-        self.logical_groups += res.logical_groups
-        self.held += len(res.held)
-        self.not_exact += len(res.not_exact)
-
-    def summary(self, plain: bool) -> str:
-        if plain:
-            return "warp code left as written (--fixes none): hipify's translation, not ported to 64-wide waves"
-        if not (self.files or self.wide or self.not_exact or self.logical_groups):
-            return ""
-        parts = [f"warp code in {self.files} file(s) ported as logical 32-lane warps ({self.rewrites} rewrite(s))"]
-        if self.wide or self.logical_groups:
-            parts.append(f"{self.wide} fix group(s) 64-wide, {self.logical_groups} kept as logical warps"
-                         + (f" ({self.held} held, reasons above)" if self.held else ""))
-        parts.append(f"{self.not_exact} place(s) not exact (listed above)" if self.not_exact
-                     else "no place reported as not exact")
-        return "; ".join(parts)
 
 
 def _skip_for(args: argparse.Namespace) -> list[str]:

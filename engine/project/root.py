@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .discover import SKIP_DIRS
-from .source import language_for
+from ..discover import SKIP_DIRS
+from ..source import language_for
 
 ASK_ABOVE = 300  # source files; a few hundred is a large project outside version control
 

@@ -25,15 +25,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
 
     from hipport.engine.config import Config
+    from hipport.engine.toolchain.detect import Detection
+    from hipport.engine.toolchain.execute import RunEvent, RunReport
     from hipport.engine.toolchain.plan import RunPlan
     from hipport.engine.toolchain.trust import Request
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from hipport.tui.cli import add_format_option
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from hipport.cli.main import add_format_option
 
     p = subparsers.add_parser(
         "run",
@@ -63,8 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _config(path: Path) -> tuple[dict[str, object], Config]:
+    from hipport.cli.main import CliError
     from hipport.engine.config import ConfigError, load_config
-    from hipport.tui.cli import CliError
 
     root = path if path.is_dir() else path.parent
     try:
@@ -113,19 +116,11 @@ def _trusted(req: Request | None, args: argparse.Namespace, out: TextIO) -> bool
 
 
 def handle(args: argparse.Namespace) -> int:
+    from hipport.cli.main import CliError
     from hipport.engine.toolchain import detect as detect_mod
     from hipport.engine.toolchain import trust
-    from hipport.engine.toolchain.devices import choices
-    from hipport.engine.toolchain.execute import (
-        RunEvent,
-        StepLine,
-        StepStarted,
-        UsageSample,
-        run_events,
-    )
-    from hipport.engine.toolchain.monitor import format_usage
+    from hipport.engine.toolchain.execute import run_events
     from hipport.engine.toolchain.plan import PlanError, plan, planned_kind
-    from hipport.tui.cli import CliError
 
     as_json = args.format == "json"
     path = Path(args.path)
@@ -148,15 +143,7 @@ def handle(args: argparse.Namespace) -> int:
               "project is trusted", file=out)
 
     if args.list_devices:
-        devs = choices(detection, "amd") + choices(detection, "nvidia")
-        if as_json:
-            print(json.dumps([{"index": d.index, "label": d.label, "vendor": d.gpu.vendor} for d in devs]))
-        else:
-            for d in devs:
-                print(f"{d.gpu.vendor:6} {d.label}")
-            if not devs:
-                print("no GPU found")
-        return 0
+        return _list_devices(detection, as_json)
 
     def make_plan() -> RunPlan:
         try:
@@ -166,33 +153,11 @@ def handle(args: argparse.Namespace) -> int:
             raise CliError(str(e)) from None
 
     rp = make_plan()
-
-    for line in rp.describe() if args.dry_run else [rp.label + (f" on {rp.device.label()}" if rp.device else ""), *rp.notes]:
-        print(line, file=out)
-    if not args.baseline and args.platform == "amd" and not detection.has_amd_gpu and detection.has_nvidia_gpu:
-        print("an NVIDIA GPU is present: `hipport run --baseline` records the original CUDA program's results; "
-              "`hipport run --platform nvidia` runs the HIP port on it and compares", file=out)
+    _show_plan(rp, args, detection, out)
     if args.dry_run:
-        if trust.request(rp, settings) is not None:
-            print("the project is not trusted yet: a run shows what it provides and asks first (or --trust)",
-                  file=out)
-        if rp.ready:
-            return 0
-        # a plan that cannot run is not a successful dry run: scripts checking `--dry-run` must see it
-        print(f"plan blocked: {rp.notes[0] if rp.notes else 'nothing here can build or launch this project'}",
-              file=sys.stderr)
-        return 2
+        return _dry_run(rp, settings, out)
     if not rp.ready:
-        if rp.blocked:
-            if as_json:
-                print(json.dumps({"status": "not ready", "notes": rp.notes}))
-            raise CliError(rp.blocked)
-        # an honest fallback, not an error: nothing here can build or launch this kind of project
-        if as_json:
-            print(json.dumps({"status": "not launched", "label": rp.label, "kind": rp.kind, "notes": rp.notes}))
-        else:
-            print("status: not launched")
-        return 0
+        return _not_ready(rp, as_json)
 
     req = trust.request(rp, settings)
     if not _trusted(req, args, out):
@@ -204,6 +169,66 @@ def handle(args: argparse.Namespace) -> int:
         detection = detect_mod.detect(torch=True, python=python)
         rp = make_plan()
 
+    report = run_events(rp, detection, _event_printer(out, as_json))
+    _show_report(report, as_json)
+    return 0 if report.succeeded else 1
+
+
+def _list_devices(detection: Detection, as_json: bool) -> int:
+    from hipport.engine.toolchain.devices import choices
+
+    devs = choices(detection, "amd") + choices(detection, "nvidia")
+    if as_json:
+        print(json.dumps([{"index": d.index, "label": d.label, "vendor": d.gpu.vendor} for d in devs]))
+    else:
+        for d in devs:
+            print(f"{d.gpu.vendor:6} {d.label}")
+        if not devs:
+            print("no GPU found")
+    return 0
+
+
+def _show_plan(rp: RunPlan, args: argparse.Namespace, detection: Detection, out: TextIO) -> None:
+    for line in rp.describe() if args.dry_run else [rp.label + (f" on {rp.device.label()}" if rp.device else ""), *rp.notes]:
+        print(line, file=out)
+    if not args.baseline and args.platform == "amd" and not detection.has_amd_gpu and detection.has_nvidia_gpu:
+        print("an NVIDIA GPU is present: `hipport run --baseline` records the original CUDA program's results; "
+              "`hipport run --platform nvidia` runs the HIP port on it and compares", file=out)
+
+
+def _dry_run(rp: RunPlan, settings: Config, out: TextIO) -> int:
+    from hipport.engine.toolchain import trust
+
+    if trust.request(rp, settings) is not None:
+        print("the project is not trusted yet: a run shows what it provides and asks first (or --trust)",
+              file=out)
+    if rp.ready:
+        return 0
+    # a plan that cannot run is not a successful dry run: scripts checking `--dry-run` must see it
+    print(f"plan blocked: {rp.notes[0] if rp.notes else 'nothing here can build or launch this project'}",
+          file=sys.stderr)
+    return 2
+
+
+def _not_ready(rp: RunPlan, as_json: bool) -> int:
+    from hipport.cli.main import CliError
+
+    if rp.blocked:
+        if as_json:
+            print(json.dumps({"status": "not ready", "notes": rp.notes}))
+        raise CliError(rp.blocked)
+    # an honest fallback, not an error: nothing here can build or launch this kind of project
+    if as_json:
+        print(json.dumps({"status": "not launched", "label": rp.label, "kind": rp.kind, "notes": rp.notes}))
+    else:
+        print("status: not launched")
+    return 0
+
+
+def _event_printer(out: TextIO, as_json: bool) -> Callable[[RunEvent], None]:
+    from hipport.engine.toolchain.execute import StepLine, StepStarted, UsageSample
+    from hipport.engine.toolchain.monitor import format_usage
+
     def on_event(event: RunEvent) -> None:
         if isinstance(event, StepStarted):
             print(f"── {event.step.role}: {' '.join(event.step.argv)}", file=out, flush=True)
@@ -214,17 +239,18 @@ def handle(args: argparse.Namespace) -> int:
             if text:
                 print(f"[usage] {text}", file=sys.stderr, flush=True)
 
-    report = run_events(rp, detection, on_event)
+    return on_event
 
+
+def _show_report(report: RunReport, as_json: bool) -> None:
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
-    else:
-        for d in report.diagnostics:
-            print(f"{d.location()}: {d.severity}: {d.message}" + (f" [{d.flag}]" if d.flag else ""))
-        verdict = report.verdict_lines()
-        if verdict:
-            print()
-            for line in verdict:
-                print(line)
-        print(f"status: {report.status}")
-    return 0 if report.succeeded else 1
+        return
+    for d in report.diagnostics:
+        print(f"{d.location()}: {d.severity}: {d.message}" + (f" [{d.flag}]" if d.flag else ""))
+    verdict = report.verdict_lines()
+    if verdict:
+        print()
+        for line in verdict:
+            print(line)
+    print(f"status: {report.status}")

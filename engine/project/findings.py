@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .model import FixTier
-from .review_types import ReviewError
+from ..model import FixTier
+from ..review_types import ReviewError
 
 BY_HAND = "by hand"  # a report's "decision": a person ports it
 

@@ -31,8 +31,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .model import PERSON_KINDS, Translation
-from .workers import worker_pool
+from ..model import PERSON_KINDS, Translation
 
 NEEDS_PERSON = frozenset(PERSON_KINDS)  # model.PERSON_KINDS: report kinds a person acts on
 NO_REPORTS = (0,) * len(PERSON_KINDS)
@@ -91,22 +90,19 @@ def summarize(root: str, rel: str, topt: Any, wopt: Any) -> FileSummary:
 def _summarize(root: str, rel: str, topt: Any, wopt: Any) -> tuple[FileSummary, bool]:
     """The summary, and whether it may be kept across runs (not when libclang parsed the file: a parse
     reads its whole include tree, which the cache key does not cover)."""
-    from . import semantic
-    from .source import Language, SourceError, language_for, read_source
+    from .. import semantic
+    from ..pipeline.files import FileError, guarded, read
+    from ..source import Language, language_for
+    from ..translate.driver import translate
+    from ..warp import count_findings
 
+    before = semantic.parses
     try:
-        src = read_source(Path(root) / rel, language_for(rel) or Language.CPP)
-    except SourceError as e:
+        src = read(Path(root) / rel, language_for(rel) or Language.CPP, shown=rel)
+        tr = guarded(rel, lambda: translate(src, topt))
+        findings = guarded(rel, lambda: count_findings(src, wopt))  # analyze()'s number, no Finding built
+    except FileError as e:  # reported on that file, the others go on
         return FileSummary(rel, error=str(e)), False
-    try:
-        from .translate.driver import translate
-        from .warp import count_findings
-
-        before = semantic.parses
-        tr = translate(src, topt)
-        findings = count_findings(src, wopt)  # the number analyze() would find, no Finding objects built
-    except Exception as e:  # an engine bug on one file: reported on that file, the others go on
-        return FileSummary(rel, error=f"{rel}: {type(e).__name__}: {e}"), False
     keep = semantic.parses == before
     return FileSummary(rel, findings, len(tr.edits), report_counts(tr)), keep
 
@@ -124,7 +120,7 @@ def _init_worker(root: str, topt: Any, wopt: Any, run_salt: str, cached: dict[st
 
 def summarize_keyed(rel: str) -> tuple[FileSummary, str | None, bool]:
     """(summary, its cache key or None, whether it came from the cache), in a pool worker."""
-    from . import analysis_cache
+    from .. import analysis_cache
 
     w = _WORKER
     path = Path(w["root"]) / rel
@@ -138,10 +134,6 @@ def summarize_keyed(rel: str) -> tuple[FileSummary, str | None, bool]:
         return FileSummary(rel, hit[0], hit[1], tuple(hit[2:])), key, True
     summary, keep = _summarize(w["root"], rel, w["topt"], w["wopt"])
     return summary, key if keep else None, False
-
-
-def _summarize_chunk(rels: Sequence[str]) -> list[tuple[FileSummary, str | None, bool]]:
-    return [summarize_keyed(rel) for rel in rels]
 
 
 def _batch_gc() -> None:
@@ -227,28 +219,39 @@ class ProjectAnalysis:
             self._put(summary_of_loaded(self.session, rel))
 
     def _run_pool(self) -> None:
-        from . import analysis_cache
+        from .. import analysis_cache
+        from ..pipeline.pool import on_workers
+        from ..workers import WorkerDied
 
         topt, wopt = self.session._options()  # the session's own translate/warp options
         root = str(self.session.root)
         run_salt = analysis_cache.salt(topt, wopt)
         cached = analysis_cache.load(self.session.root) if self.use_cache else {}
-        jobs = [self.rels[i:i + CHUNK] for i in range(0, len(self.rels), CHUNK)]
         fresh: dict[str, tuple[int, ...]] = {}
-        # engine/workers.py: forkserver workers, gone when the app is (even after kill -9)
-        with worker_pool(self.workers, _init_worker, (root, topt, wopt, run_salt, cached)) as pool:
-            self._pool = pool
-            for chunk in pool.imap_unordered(_summarize_chunk, jobs):
+        # the pipeline's worker pool: gone when the app is (even after kill -9)
+        results = on_workers(summarize_keyed, self.rels, self.workers, CHUNK, ordered=False,
+                             initializer=_init_worker, initargs=(root, topt, wopt, run_salt, cached),
+                             started=self._started)
+        try:
+            for s, key, hit in results:
                 if self._cancel.is_set():
                     return
-                for s, key, hit in chunk:
-                    self._put(s)
-                    self.cache_hits += hit
-                    if key is not None and s.error is None:
-                        fresh[key] = (s.findings, s.edits, *s.reports)
-        self._pool = None
+                self._put(s)
+                self.cache_hits += hit
+                if key is not None and s.error is None:
+                    fresh[key] = (s.findings, s.edits, *s.reports)
+        except WorkerDied:
+            if self._cancel.is_set():  # cancel() terminated the pool: not a failure
+                return
+            raise
+        finally:
+            results.close()  # the pool ends here, also when cancelled mid-way
+            self._pool = None
         if self.use_cache and not self._cancel.is_set():
             self.cache_note = analysis_cache.save(self.session.root, fresh)
+
+    def _started(self, pool: Any) -> None:
+        self._pool = pool
 
     def _put(self, summary: FileSummary) -> None:
         with self._lock:
@@ -297,7 +300,7 @@ def prepare_process_pool() -> None:
 
 def _engine_defaults(session: Any) -> bool:
     """Whether the session translates/analyses with the engine's own functions (a pool can run those)."""
-    from . import review
+    from .. import review
 
     return (getattr(session, "_translate", None) is review._default_translate
             and getattr(session, "_analyze", None) is review._default_analyze)
@@ -305,7 +308,7 @@ def _engine_defaults(session: Any) -> bool:
 
 def summary_of_loaded(session: Any, rel: str) -> FileSummary:
     """Load `rel` through the session (its cache, its functions) and summarise it."""
-    from .review import ReviewError
+    from ..review import ReviewError
 
     try:
         fr = session.load(rel)
@@ -370,7 +373,7 @@ def project_view(session: Any, analysis: ProjectAnalysis | None) -> ProjectView:
 def file_view(session: Any, e: Any, s: FileSummary | None) -> FileView:
     """One file's row from its session entry and its background summary (None: not analysed yet).
     Cheap; the app recomputes single rows as decisions and summaries come in."""
-    from .review import FileStatus
+    from ..review import FileStatus
 
     reports = s.reports if s is not None else NO_REPORTS
     if e.status is FileStatus.ERROR:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from hipport.tui.cli import CliError
+from hipport.cli.main import CliError
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +27,7 @@ def handle(args: argparse.Namespace) -> int:
         raise CliError(f"{root}: no such folder")
     if not root.is_dir():
         raise CliError(f"{root}: not a folder (open the project folder that holds it)")
-    from hipport.engine.project_root import check_root
+    from hipport.engine.project.root import check_root
 
     check = check_root(root, force=args.any_folder)
     if check.verdict == "refuse":
@@ -54,7 +54,7 @@ def confirm(question: str) -> bool:
 
 def open_app(root: Path, *, theme: str | None = None, fresh: bool = False, root_note: str = "") -> int:
     """Take the project's app lock, build the engine session for `root` and run the app until it quits."""
-    from hipport.engine.project_lock import LockHeld, ProjectLock
+    from hipport.engine.project.lock import LockHeld, ProjectLock
     from hipport.engine.state_files import UnsafeStatePath
 
     lock = ProjectLock(root)  # first: a second app must not even read (or --fresh set aside) the state

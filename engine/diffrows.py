@@ -29,7 +29,7 @@ RowKind = Literal["same", "change", "fold"]
 
 
 class Marked(Protocol):
-    """What marks rows: a warp Finding, or a translation report a person acts on (review_types.ReportItem)."""
+    """What marks rows: a warp Finding, or a translation report a person acts on (review/types.py ReportItem)."""
 
     @property
     def id(self) -> str: ...

@@ -26,7 +26,7 @@ from hipport.engine.review import (
     ReviewSession,
     StaleError,
 )
-from hipport.engine.review_state import StateError
+from hipport.engine.review.state import StateError
 from hipport.engine.source import Source
 
 GEMM = """\

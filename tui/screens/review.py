@@ -368,7 +368,7 @@ class ReviewScreen(ReviewUses, ReviewTools, ReviewOutput, ProjectPanes, Screen[N
             if only:
                 change = self.session.decide_one(rel, fid, decision)
             else:
-                change = self.session.decide(rel, fid, decision)
+                change = self.session.decide(rel, fid, decision, review_confirmed=deliberate)
         except ReviewError as e:
             self.say(str(e), "error")
             return

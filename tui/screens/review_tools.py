@@ -21,8 +21,8 @@ from textual import work
 from textual.app import SuspendNotSupported
 
 from hipport.engine.model import FixTier
-from hipport.engine.review_identical import identical_groups
-from hipport.engine.review_state import Decision, sha256_file
+from hipport.engine.review.identical import identical_groups
+from hipport.engine.review.state import Decision, sha256_file
 from hipport.engine.search import line_matches, next_file_with
 
 from ..widgets.search_bar import SearchBar

@@ -80,7 +80,6 @@ if TYPE_CHECKING:
 LogicalFn = Callable[[Source, Translation], "LogicalWarps | None"]
 
 
-
 def _default_translate(source: Source, options: TranslateOptions) -> Translation:
     return translate(source, options)
 

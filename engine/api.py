@@ -1,7 +1,7 @@
 """What the commands call: settings for a set of paths, engine options from settings, and the scans.
 
 Commands (cli/commands/*) parse arguments, call these and print; they hold no engine loop of their
-own. The app drives a ReviewSession (engine/review.py), which reads the same settings (config.Config)
+own. The app drives a ReviewSession (engine/review/session.py), which reads the same settings (config.Config)
 and builds its options with the same two functions, so a project ports the same from `hipport
 convert` and from the app. Conversion itself is engine/pipeline (pool.port_files -> files.port_file ->
 pipeline.port -> compose.compose per file).

@@ -29,7 +29,7 @@ RowKind = Literal["same", "change", "fold"]
 
 
 class Marked(Protocol):
-    """What marks rows: a warp Finding, or a translation report a person acts on (review_types.ReportItem)."""
+    """What marks rows: a warp Finding, or a translation report a person acts on (review/types.py ReportItem)."""
 
     @property
     def id(self) -> str: ...
@@ -310,7 +310,13 @@ def _blocks(t: LineTable, edits: Sequence[Edit], checked: bool = False) -> list[
             raise EditConflict(*conflict)
     if ordered and ordered[-1].end > len(t.text):
         raise ValueError(f"edit ends at {ordered[-1].end}, beyond the text's {len(t.text)} characters")
-    spans: list[tuple[int, int, int, int]] = []  # (first line, last line, first edit, end edit)
+    return [_cached_block(t, a, b, tuple(ordered[i:j])) for a, b, i, j in _spans(t, ordered)]
+
+
+def _spans(t: LineTable, ordered: Sequence[Edit]) -> list[tuple[int, int, int, int]]:
+    """The line spans of the diff's blocks over the sorted edits: (first line, last line, first edit, end
+    edit), each a run of edits whose lines touch, widened to whole rendered lines."""
+    spans: list[tuple[int, int, int, int]] = []
     i = 0
     while i < len(ordered):
         e = ordered[i]
@@ -345,21 +351,23 @@ def _blocks(t: LineTable, edits: Sequence[Edit], checked: bool = False) -> list[
             break
         spans.append((a, b, i, j))
         i = j
-    blocks: list[_Block] = []
-    for a, b, i, j in spans:
-        key = (a, tuple(ordered[i:j]))
+    return spans
+
+
+def _cached_block(t: LineTable, a: int, b: int, edits: tuple[Edit, ...]) -> _Block:
+    """The block of lines a..b under `edits`, from the table's cache (least recently used dropped)."""
+    key = (a, edits)
+    with t._lock:
+        blk = t._blocks.get(key)
+        if blk is not None:
+            t._blocks.move_to_end(key)
+    if blk is None:
+        blk = _make_block(t, a, b, edits)
         with t._lock:
-            blk = t._blocks.get(key)
-            if blk is not None:
-                t._blocks.move_to_end(key)
-        if blk is None:
-            blk = _make_block(t, a, b, key[1])
-            with t._lock:
-                t._blocks[key] = blk
-                while len(t._blocks) > _MAX_BLOCKS:
-                    t._blocks.popitem(last=False)
-        blocks.append(blk)
-    return blocks
+            t._blocks[key] = blk
+            while len(t._blocks) > _MAX_BLOCKS:
+                t._blocks.popitem(last=False)
+    return blk
 
 
 def _finding_index(t: LineTable, findings: Sequence[Marked]) -> dict[int, list[tuple[str, int, int]]]:

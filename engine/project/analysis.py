@@ -300,10 +300,10 @@ def prepare_process_pool() -> None:
 
 def _engine_defaults(session: Any) -> bool:
     """Whether the session translates/analyses with the engine's own functions (a pool can run those)."""
-    from .. import review
+    from ..review import session as review_session
 
-    return (getattr(session, "_translate", None) is review._default_translate
-            and getattr(session, "_analyze", None) is review._default_analyze)
+    return (getattr(session, "_translate", None) is review_session._default_translate
+            and getattr(session, "_analyze", None) is review_session._default_analyze)
 
 
 def summary_of_loaded(session: Any, rel: str) -> FileSummary:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import FixTier
-from ..review_types import ReviewError
+from ..review.types import ReviewError
 
 BY_HAND = "by hand"  # a report's "decision": a person ports it
 

@@ -13,7 +13,8 @@ import pytest
 from textual.widgets import OptionList
 
 from hipport.engine.config import Config
-from hipport.engine.review import ReviewSession, _default_analyze, _default_translate
+from hipport.engine.review import ReviewSession
+from hipport.engine.review.session import _default_analyze, _default_translate
 from hipport.tui.app import PortApp
 from hipport.tui.screens.review import ReviewScreen
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from adv_util import KERNEL, hipport, no_traceback, one_line_error
 
 from hipport.engine.config import Config
+from hipport.engine.fsutil import WriteError
 from hipport.engine.review import Decision, ReviewSession
 
 HAND = b"// a HIP port written by hand\n"
@@ -83,12 +85,48 @@ def test_the_app_never_replaces_a_kept_original(tmp_path: Path) -> None:
     s = ReviewSession.open(tmp_path, Config(output_mode="in-place", ast="off"))
     fr = s.load("k.cu")
     assert fr.findings, "the CLI's port (no fixes) still has warp findings"
-    for f in fr.findings:
-        s.decide("k.cu", f.id, Decision.ACCEPTED)
+    for f in fr.findings:  # every one, the REVIEW-tier ones as read (the app's Y)
+        s.decide("k.cu", f.id, Decision.ACCEPTED, review_confirmed=True)
     s.write("k.cu")
     assert (tmp_path / "k.cu.prehip").read_text() == KERNEL
     assert (tmp_path / "k.cu.prehip.1").read_bytes() == port
     assert (tmp_path / "k.cu").read_bytes() not in (port, KERNEL.encode())
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    """Every file under `root` but hipport's own `.hipport/`: relative path -> bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".hipport" not in p.relative_to(root).parts}
+
+
+def app_and_cli(tmp_path: Path, mode: int = 0o644) -> tuple[Path, Path, ReviewSession]:
+    """The same project twice (file mode `mode`): app/ for the app, cli/ for `convert --in-place`."""
+    app, cli = tmp_path / "app", tmp_path / "cli"
+    for root in (app, cli):
+        cu(root, "k.cu").chmod(mode)
+    return app, cli, ReviewSession.open(app, Config(output_mode="in-place"))
+
+
+def test_the_app_and_the_cli_write_the_same_files_in_place(tmp_path: Path) -> None:
+    """One write policy (outputs.write_port): the app's in-place write leaves what `convert --in-place`
+    leaves, port and kept original alike, and so does writing it again."""
+    app, cli, s = app_and_cli(tmp_path)
+    for _ in range(2):
+        s.write("k.cu")
+        r = hipport("convert", "--in-place", "k.cu", cwd=cli)
+        assert r.rc == 0, r.err
+        assert files_of(app) == files_of(cli)
+    assert files_of(app)["k.cu.prehip"] == KERNEL.encode() and sorted(files_of(app)) == ["k.cu", "k.cu.prehip"]
+
+
+def test_a_read_only_file_is_refused_alike_by_the_app_and_the_cli(tmp_path: Path) -> None:
+    """The app kept the original as k.cu.prehip before the write was refused; now neither leaves one."""
+    app, cli, s = app_and_cli(tmp_path, 0o444)
+    with pytest.raises(WriteError, match="read-only"):
+        s.write("k.cu")
+    r = hipport("convert", "--in-place", "k.cu", cwd=cli)
+    assert r.rc != 0 and "read-only" in r.err, r.err
+    assert files_of(app) == files_of(cli) == {"k.cu": KERNEL.encode()}
 
 
 def test_a_kept_copy_path_taken_by_a_link_refuses_the_write(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from hipport.engine import fsutil
 from hipport.engine.fsutil import WriteError, atomic_write
 from hipport.engine.outputs import write_port
 from hipport.engine.review import Decision, ReviewSession
-from hipport.engine.review_state import StateError, load_state, state_path
+from hipport.engine.review.state import StateError, load_state, state_path
 from hipport.engine.toolchain.execute import run_plan
 from hipport.engine.toolchain.plan import RunPlan, Step
 from hipport.engine.toolchain.runner import Exited, OutputLine, stream

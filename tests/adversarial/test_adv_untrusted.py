@@ -103,7 +103,7 @@ def test_a_linked_baseline_folder_is_not_written_through(tmp_path: Path) -> None
 
 def test_a_linked_state_file_is_neither_read_nor_written(tmp_path: Path) -> None:
     from hipport.engine.fsutil import WriteError
-    from hipport.engine.review_state import State, StateError, load_state, save_state
+    from hipport.engine.review.state import State, StateError, load_state, save_state
 
     precious = _outside(tmp_path)
     precious.write_text('{"version": 1, "files": {}}\n')  # readable as a state: it must still not be read

@@ -23,7 +23,7 @@ from hipport.engine.edits import Edit, apply_edits
 from hipport.engine.model import Analysis, Finding, Fix, FixGroup, FixStyle, FixTier, Severity, Translation
 from hipport.engine.pipeline.files import Job, port_file
 from hipport.engine.report import FileReport, to_json, to_sarif, to_text
-from hipport.engine.review import Decision, GroupRefused, ReviewSession
+from hipport.engine.review import Decision, GroupRefused, NeedsReview, ReviewSession
 from hipport.engine.source import Source, read_source
 from hipport.engine.translate.driver import translate
 from hipport.engine.translate.options import TranslateOptions
@@ -93,8 +93,12 @@ def test_cli_and_app_build_the_same_file_from_the_same_decisions(project: Path) 
                            analyze=fixed_analysis, logical=no_logical)
     fr = s.load("k.cu")
     by_group = {f.group: f.id for f in fr.findings}
-    for g in ("mask", "lane", "out"):
+    for g in ("mask", "lane"):
         s.decide("k.cu", by_group[g], Decision.ACCEPTED)
+    # the CLI's --fixes-review is the app's confirmation that the REVIEW-tier fix was read
+    with pytest.raises(NeedsReview, match=f"needs review \\({WHY}\\)"):
+        s.decide("k.cu", by_group["out"], Decision.ACCEPTED)
+    s.decide("k.cu", by_group["out"], Decision.ACCEPTED, review_confirmed=True)
     with pytest.raises(GroupRefused, match="fix group lane-alt cannot be applied: its fix overlaps the accepted "
                                            "fix of group lane"):
         s.decide("k.cu", by_group["lane-alt"], Decision.ACCEPTED)

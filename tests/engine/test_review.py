@@ -4,6 +4,7 @@ writing in every output mode, stale files, persistence."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -15,18 +16,19 @@ import pytest
 from hipport.engine.config import Config
 from hipport.engine.edits import Edit
 from hipport.engine.fsutil import WriteError
-from hipport.engine.model import Analysis, Finding, Fix, FixGroup, FixStyle, Severity, Translation
+from hipport.engine.model import Analysis, Finding, Fix, FixGroup, FixStyle, FixTier, Severity, Translation
 from hipport.engine.review import (
     Decision,
     FileStatus,
     GroupRefused,
+    NeedsReview,
     OutputExists,
     OutputShared,
     ReviewError,
     ReviewSession,
     StaleError,
 )
-from hipport.engine.review_state import StateError
+from hipport.engine.review.state import StateError
 from hipport.engine.source import Source
 
 GEMM = """\
@@ -210,6 +212,35 @@ def test_decide_rest_is_one_step(project: Path) -> None:
     assert s.decide_rest(REL, Decision.ACCEPTED).finding_ids == ()
     s.undo()
     assert s.decision(REL, m1) == Decision.PENDING and s.decision(REL, lane) == Decision.REJECTED
+
+
+def review_tier_analyze(source: Source, translation: Translation, options: Any) -> Analysis:
+    """toy_analyze with the mask group of tier REVIEW (model.FixTier), as when the host also uses a value."""
+    a = toy_analyze(source, translation, options)
+    groups = tuple(dataclasses.replace(g, tier=FixTier.REVIEW, tier_reason="the host reads the mask too")
+                   for g in a.groups)
+    return dataclasses.replace(a, groups=groups)
+
+
+def test_a_review_tier_group_is_accepted_only_when_confirmed(project: Path) -> None:
+    # the rule is the session's, not only the app's: any caller of decide* meets it
+    s = ReviewSession.open(project, translate=toy_translate, analyze=review_tier_analyze, logical=no_logical)
+    lane, m1, m2 = ids(s)
+    with pytest.raises(NeedsReview, match=r"src/gemm.cu: the fix of W64-06 at line 5 needs review \(the host "
+                                          r"reads the mask too\)"):
+        s.decide(REL, m1, Decision.ACCEPTED)
+    with pytest.raises(NeedsReview):
+        s.decide_rest(REL, Decision.ACCEPTED)
+    with pytest.raises(NeedsReview):
+        s.decide_groups([(REL, "masks")], Decision.ACCEPTED, "accepted the masks")
+    assert s.decision(REL, m1) == s.decision(REL, m2) == Decision.PENDING and not s.can_undo()
+    assert "0xffffffffffffffffull" not in s.result_text(REL)
+    s.decide(REL, lane, Decision.ACCEPTED)  # a SAFE group needs no confirmation
+    ch = s.decide(REL, m1, Decision.ACCEPTED, review_confirmed=True)
+    assert set(ch.finding_ids) == {m1, m2} and "0xffffffffffffffffull" in s.result_text(REL)
+    s.undo()
+    s.decide(REL, m2, Decision.REJECTED)  # rejecting needs none either
+    assert s.decide_rest(REL, Decision.ACCEPTED).finding_ids == ()  # nothing pending is left to refuse
 
 
 def test_next_finding_navigation(project: Path) -> None:

@@ -29,9 +29,17 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
-from hipport.engine.model import FixStyle, FixTier
+from hipport.engine.model import FixStyle
 from hipport.engine.project.analysis import ProjectAnalysis, ProjectView
-from hipport.engine.review import Change, Decision, FileReview, ReviewError, ReviewSession, is_report
+from hipport.engine.review import (
+    Change,
+    Decision,
+    FileReview,
+    NeedsReview,
+    ReviewError,
+    ReviewSession,
+    is_report,
+)
 
 from ..keymap import bindings
 from ..labels import plain_ids
@@ -403,29 +411,20 @@ class ReviewScreen(Screen[None]):
             return None
         return self.current
 
-    def _review_tier(self, rel: str, fid: str) -> str | None:
-        """The tier reason when the finding's fix group is a REVIEW fix (None for a safe one)."""
-        fr = self.session.load(rel)
-        g = fr.fix_groups.get(fr.by_id[fid].group)
-        if g is None or g.tier != FixTier.REVIEW:
-            return None
-        return g.tier_reason or "the analysis did not understand every use of the value"
-
     def _decide(self, decision: Decision, only: bool = False, deliberate: bool = False) -> None:
         fid = self._need_finding()
         if fid is None or self.rel is None:
             return
         rel = self.rel
-        if decision == Decision.ACCEPTED and not deliberate:
-            why = self._review_tier(rel, fid)
-            if why is not None:
-                self.say(f"This fix needs review ({why}). Read it, then press Y to accept it.", "warning")
-                return
         try:
             if only:
-                change = self.session.decide_one(rel, fid, decision)
+                change = self.session.decide_one(rel, fid, decision, review_confirmed=deliberate)
             else:
-                change = self.session.decide(rel, fid, decision)
+                change = self.session.decide(rel, fid, decision, review_confirmed=deliberate)
+        except NeedsReview:  # the session's rule; the app names its key for the confirmation
+            why = self.session.load(rel).review_reason(fid)
+            self.say(f"This fix needs review ({why}). Read it, then press Y to accept it.", "warning")
+            return
         except ReviewError as e:
             self.say(str(e), "error")
             return
@@ -454,16 +453,15 @@ class ReviewScreen(Screen[None]):
     def _decide_rest(self, decision: Decision) -> None:
         if not self._ready() or self.rel is None:
             return
-        if decision == Decision.ACCEPTED:
-            fr = self.session.load(self.rel)
-            review = [f for f in fr.findings if self.session.decision(self.rel, f.id) == Decision.PENDING
-                      and self._review_tier(self.rel, f.id) is not None]
-            if review:
-                self.say(f"{len(review)} pending finding(s) of {self.rel} have REVIEW fixes: decide those one by "
-                         f"one (Y accepts one after reading it), then A accepts the rest.", "warning")
-                return
         try:
             change = self.session.decide_rest(self.rel, decision)
+        except NeedsReview:  # the session refuses before changing anything; the app names its keys
+            fr = self.session.load(self.rel)
+            review = [f for f in fr.findings if self.session.decision(self.rel, f.id) == Decision.PENDING
+                      and fr.review_reason(f.id) is not None]
+            self.say(f"{len(review)} pending finding(s) of {self.rel} have REVIEW fixes: decide those one by "
+                     f"one (Y accepts one after reading it), then A accepts the rest.", "warning")
+            return
         except ReviewError as e:
             self.say(str(e), "error")
             return

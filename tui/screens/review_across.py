@@ -13,8 +13,8 @@ from textual.screen import Screen
 from hipport.engine.model import FixTier
 from hipport.engine.project.analysis import ProjectAnalysis
 from hipport.engine.review import ReviewSession
-from hipport.engine.review_identical import identical_groups
-from hipport.engine.review_state import Decision
+from hipport.engine.review.identical import identical_groups
+from hipport.engine.review.state import Decision
 
 from .review_messages import Notice, ProjectChanged, ShowFinding
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
-from hipport.engine.review_state import sha256_file
+from hipport.engine.review.state import sha256_file
 
 
 def editor_argv(path: Path, line: int) -> list[str]:

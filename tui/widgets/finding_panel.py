@@ -260,9 +260,9 @@ class FindingPanel(VerticalScroll):
 
 @dataclass(frozen=True)
 class ReportData:
-    """A translation report a person acts on (engine review_types.ReportItem) as the panel shows it."""
+    """A translation report a person acts on (engine review/types.py ReportItem) as the panel shows it."""
 
-    report: Any         # hipport.engine.review_types.ReportItem
+    report: Any         # hipport.engine.review.types.ReportItem
     symbol: str         # the gutter's letter for its kind
     word: str           # its kind in words
     position: str       # "2/6" among the file's reports

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .review_state import Decision
-from .review_types import FileReview, ReviewError
+from .state import Decision
+from .types import FileReview, ReviewError
 
 FixKey = tuple[str, tuple[tuple[str, str], ...]]
 

@@ -1,78 +1,89 @@
 """Files changed on disk since review: a file with saved decisions becomes STALE (its decisions kept,
-shown, never applied) until `resolve_stale`; a file written in place is reviewed from its kept
-original. Part of ReviewSession."""
+shown, never applied) until the session's `resolve_stale` (which carries decisions over with
+`carry_over`); a file written in place is reviewed from its kept original."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import threading
+from collections.abc import Mapping
+from pathlib import Path
 
-from .outputs import kept_copy_holding
-from .review_persist import SessionCore
-from .review_state import (
-    Decision,
-    DecisionRecord,
-    FileState,
-    WrittenRecord,
-    sha256_bytes,
-    sha256_file,
-)
-from .review_types import Change, FileReview, ReviewError, anchor, context
-from .source import Language, Source, SourceError, language_for, read_source
+from ..outputs import kept_copy_holding
+from ..source import Language, Source, SourceError, language_for, read_source
+from .persist import StateStore
+from .state import DecisionRecord, WrittenRecord, sha256_bytes, sha256_file
+from .types import FileReview, ReviewError, anchor, context
 
 
-class Staleness(SessionCore):
-    def _check_disk(self) -> None:
-        """Notice files changed on disk: a file with saved decisions becomes STALE; a loaded file without
-        decisions is simply translated again when next loaded. Reads only those files."""
+class StalenessChecker:
+    """Compares the files on disk with the bytes their saved decisions were made on (StateStore)."""
+
+    def __init__(self, root: Path, store: StateStore, lock: threading.RLock) -> None:
+        self._root = root
+        self._store = store
+        self._lock = lock
+        self._on_disk: set[str] = set()  # files with decisions whose bytes on disk changed (last check)
+
+    def is_stale(self, rel: str) -> bool:
+        """Whether the last `check` found `rel`'s decisions made on other bytes than the disk's."""
+        with self._lock:
+            return rel in self._on_disk
+
+    def forget(self, rel: str) -> None:
+        """`rel`'s new bytes are the reviewed ones now (resolve_stale)."""
+        with self._lock:
+            self._on_disk.discard(rel)
+
+    def check(self, loaded: Mapping[str, FileReview]) -> list[tuple[str, FileReview]]:
+        """Notice files changed on disk: a file with saved decisions becomes STALE (a loaded one is marked
+        so); returns the loaded files without decisions whose bytes changed, to translate again when
+        next loaded. Reads only those files."""
         stale: set[str] = set()
         changed: set[str] = set()
         with self._lock:
-            entries = {rel: (fs.sha256, fs.written) for rel, fs in self._state.files.items()
-                       if fs.decisions and fs.sha256}
-            outdated = {rel: (fs.sha256, fs.written) for rel, fs in self._state.files.items()
+            files = self._store.state.files
+            entries = {rel: (fs.sha256, fs.written) for rel, fs in files.items() if fs.decisions and fs.sha256}
+            outdated = {rel: (fs.sha256, fs.written) for rel, fs in files.items()
                         if not fs.decisions and fs.sha256 and fs.written}
-            loaded = dict(self._loaded)
         for group, out in ((entries, stale), (outdated, changed)):
             for rel, (sha, written) in group.items():
-                disk = sha256_file(self.root / rel)
+                disk = sha256_file(self._root / rel)
                 if disk is None or disk == sha:
                     continue
                 if _ours_in_place(rel, written, disk):
                     continue
                 out.add(rel)
         with self._lock:
-            self._disk_stale = stale
+            self._on_disk = stale
             for rel in changed:  # written before, nothing decided: its output is simply out of date now
-                fs = self._state.files.get(rel)
+                fs = self._store.file(rel)
                 if fs is not None and not fs.decisions:
                     fs.sha256 = None
+            again: list[tuple[str, FileReview]] = []
             for rel, fr in loaded.items():
                 if rel in stale:
-                    if not fr.stale:
-                        fr.stale = True
-                        self._results.pop(rel, None)
-                elif rel not in entries and self._loaded.get(rel) is fr:
-                    disk = sha256_file(self.root / rel)
-                    fs = self._state.files.get(rel)
+                    fr.stale = True
+                elif rel not in entries:
+                    disk = sha256_file(self._root / rel)
+                    fs = self._store.file(rel)
                     if disk != fr.sha256 and not _ours_in_place(rel, fs.written if fs else None, disk):
-                        self._loaded.pop(rel, None)
-                        self._results.pop(rel, None)
+                        again.append((rel, fr))
+            return again
 
-    def changed_outside(self, rel: str) -> bool:
-        """Whether `rel` on disk is neither what was loaded nor hipport's own in-place write of it (the
-        app's disk watch: its own `w` is no change made outside hipport)."""
-        fr = self._loaded.get(rel)
-        disk = sha256_file(self.root / rel)
+    def changed_outside(self, rel: str, fr: FileReview | None) -> bool:
+        """Whether `rel` on disk is neither what was loaded (`fr`) nor hipport's own in-place write of it
+        (the app's disk watch: its own `w` is no change made outside hipport)."""
+        disk = sha256_file(self._root / rel)
         if fr is None or disk is None or disk == fr.sha256:
             return False
         with self._lock:
-            fs = self._state.files.get(rel)
+            fs = self._store.file(rel)
             return not _ours_in_place(rel, fs.written if fs else None, disk)
 
-    def _read_original(self, rel: str) -> tuple[Source, bool]:
-        """The original source and whether it is stale against the saved decisions."""
-        path = self._path(rel)
+    def read_original(self, rel: str, path: Path) -> tuple[Source, bool]:
+        """The original source of `rel` (at `path`) and whether it is stale against the saved decisions."""
         lang = language_for(rel) or Language.CPP
         try:
             src = read_source(path, lang)
@@ -80,7 +91,7 @@ class Staleness(SessionCore):
             raise ReviewError(str(e)) from None
         disk_sha = sha256_bytes(src.raw or b"")
         with self._lock:
-            fs = self._state.files.get(rel)
+            fs = self._store.file(rel)
             recorded = fs.sha256 if fs else None
             written = fs.written if fs else None
             decided = bool(fs and fs.decisions)
@@ -99,51 +110,24 @@ class Staleness(SessionCore):
                 return dataclasses.replace(orig, path=path), False
         return src, decided  # without decisions there is nothing to keep: simply the new text
 
-    def stale_decisions(self, rel: str) -> dict[str, Decision]:
-        """Saved decisions of a STALE file (shown as stale, never applied); {} when not stale."""
-        fr = self.load(rel)
-        if not fr.stale:
-            return {}
-        with self._lock:
-            fs = self._state.files.get(rel)
-            return {fid: r.decision for fid, r in fs.decisions.items()} if fs else {}
 
-    def resolve_stale(self, rel: str, keep: bool = True) -> Change:
-        """Accept the file's new bytes as the reviewed ones. keep=True re-applies saved decisions to the
-        findings that still exist under the same id and rule; keep=False drops them. Clears undo."""
-        with self._lock:
-            self._loaded.pop(rel, None)
-            self._disk_stale.discard(rel)
-            fs = self._state.files.get(rel)
-            old = dict(fs.decisions) if fs else {}
-            if fs is not None:
-                fs.sha256 = None
-                fs.decisions.clear()
-        fr = self.load(rel)
-        with self._lock:
-            fs = self._state.files.setdefault(rel, FileState())
-            fs.sha256 = fr.sha256
-            self._touched.add(rel)
-            kept: list[str] = []
-            if keep:
-                # a decision carries over to the finding of the same rule on the same line content (its
-                # context and position break ties), and only when its whole fix group carries over alike
-                # (never a half-decided group)
-                found = match_decisions(old, fr)
-                for members in fr.groups.values():
-                    recs = [found.get(fid) for fid in members]
-                    if any(r is None for r in recs):
-                        continue
-                    if len({(r.decision, r.style) for r in recs if r is not None}) == 1:
-                        for fid, rec in zip(members, recs, strict=True):
-                            assert rec is not None
-                            f = fr.by_id[fid]
-                            fs.decisions[fid] = dataclasses.replace(rec, anchor=anchor(fr, f), context=context(fr, f))
-                            kept.append(fid)
-            self._undo.clear()
-            self._redo.clear()
-            self._autosave()
-        return Change(rel, tuple(kept), f"{rel}: kept {len(kept)} of {len(old)} decisions on the new text")
+def carry_over(old: dict[str, DecisionRecord], fr: FileReview) -> dict[str, DecisionRecord]:
+    """The saved decisions of a changed file that still apply to its new findings: finding id -> record
+    (with the new anchor and context). A decision carries over to the finding of the same rule on the
+    same line content (its context and position break ties: match_decisions), and only when its whole
+    fix group carries over alike (never a half-decided group)."""
+    found = match_decisions(old, fr)
+    kept: dict[str, DecisionRecord] = {}
+    for members in fr.groups.values():
+        recs = [found.get(fid) for fid in members]
+        if any(r is None for r in recs):
+            continue
+        if len({(r.decision, r.style) for r in recs if r is not None}) == 1:
+            for fid, rec in zip(members, recs, strict=True):
+                assert rec is not None
+                f = fr.by_id[fid]
+                kept[fid] = dataclasses.replace(rec, anchor=anchor(fr, f), context=context(fr, f))
+    return kept
 
 
 _ID_PLACE = re.compile(r":(\d+):(\d+)(?:#\d+)?$")

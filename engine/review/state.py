@@ -26,9 +26,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from . import state_files
-from .model import FixStyle
-from .state_files import STATE_DIR, UnsafeStatePath
+from .. import state_files
+from ..model import FixStyle
+from ..state_files import STATE_DIR, UnsafeStatePath
 
 STATE_VERSION = 1
 STATE_FILE = "state.json"
@@ -50,7 +50,7 @@ class DecisionRecord:
     style: FixStyle
     rule: str = ""
     anchor: str = ""  # short hash of the finding's source line, to re-match decisions on a changed file
-    context: str = ""  # short hash of the non-blank lines around it (review_types.context)
+    context: str = ""  # short hash of the non-blank lines around it (review/types.py context)
 
 
 @dataclass(frozen=True)
@@ -123,37 +123,42 @@ def parse_state(data: Any, path: Path) -> State:
         if not isinstance(entry, dict):
             raise _bad(path, f"entry for {rel!r} is not an object")
         try:
-            fs = FileState(
-                sha256=entry.get("sha256"),
-                findings=entry.get("findings"),
-                committed=entry.get("committed"),
-            )
-            if not _str_or_none(fs.sha256) or not _str_or_none(fs.committed):
-                raise ValueError("sha256/committed must be strings")
-            if fs.findings is not None and (not isinstance(fs.findings, int) or isinstance(fs.findings, bool)):
-                raise ValueError("findings must be a number")
-            decisions = entry.get("decisions", {})
-            if not isinstance(decisions, dict):
-                raise ValueError("decisions must be an object")
-            for fid, rec in decisions.items():
-                if not isinstance(rec, dict):
-                    raise ValueError(f"decision {fid!r} is not an object")
-                fs.decisions[fid] = DecisionRecord(
-                    Decision(str(rec.get("decision"))),
-                    FixStyle(str(rec.get("style", FixStyle.WAVE64.value))),
-                    str(rec.get("rule", "")),
-                    str(rec.get("anchor", "")),
-                    str(rec.get("context", "")),
-                )
-            w = entry.get("written")
-            if w is not None:
-                if not isinstance(w, dict) or not all(isinstance(w.get(k), str) for k in ("path", "sha256")):
-                    raise ValueError("written must have path and sha256")
-                fs.written = WrittenRecord(w["path"], w["sha256"], str(w.get("fingerprint", "")))
+            state.files[str(rel)] = _parse_file_state(entry)
         except ValueError as e:
             raise _bad(path, f"entry for {rel!r} is invalid ({e})") from None
-        state.files[str(rel)] = fs
     return state
+
+
+def _parse_file_state(entry: dict[str, Any]) -> FileState:
+    """One file's entry; ValueError (the reason) when it is malformed."""
+    fs = FileState(
+        sha256=entry.get("sha256"),
+        findings=entry.get("findings"),
+        committed=entry.get("committed"),
+    )
+    if not _str_or_none(fs.sha256) or not _str_or_none(fs.committed):
+        raise ValueError("sha256/committed must be strings")
+    if fs.findings is not None and (not isinstance(fs.findings, int) or isinstance(fs.findings, bool)):
+        raise ValueError("findings must be a number")
+    decisions = entry.get("decisions", {})
+    if not isinstance(decisions, dict):
+        raise ValueError("decisions must be an object")
+    for fid, rec in decisions.items():
+        if not isinstance(rec, dict):
+            raise ValueError(f"decision {fid!r} is not an object")
+        fs.decisions[fid] = DecisionRecord(
+            Decision(str(rec.get("decision"))),
+            FixStyle(str(rec.get("style", FixStyle.WAVE64.value))),
+            str(rec.get("rule", "")),
+            str(rec.get("anchor", "")),
+            str(rec.get("context", "")),
+        )
+    w = entry.get("written")
+    if w is not None:
+        if not isinstance(w, dict) or not all(isinstance(w.get(k), str) for k in ("path", "sha256")):
+            raise ValueError("written must have path and sha256")
+        fs.written = WrittenRecord(w["path"], w["sha256"], str(w.get("fingerprint", "")))
+    return fs
 
 
 def load_state(root: Path) -> State:
@@ -225,9 +230,3 @@ def quarantine(root: Path) -> Path | None:
     os.replace(path, target)
     return target
 
-
-def original_copy_path(root: Path, rel: str) -> Path:
-    """Where the original of a file written in place is kept (outputs.original_copy: `<file>.prehip`)."""
-    from .outputs import original_copy
-
-    return original_copy(Path(root) / rel)

@@ -1,7 +1,4 @@
-"""The review session's data: errors, file statuses and entries, one loaded file, one undo step.
-
-Split out of review.py with the rest of the session (review.py is the entry point, see its docstring).
-"""
+"""The review session's data: errors, file statuses and entries, one loaded file, one undo step."""
 
 from __future__ import annotations
 
@@ -13,12 +10,22 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .model import PERSON_KINDS, Analysis, Finding, FixGroup, FixStyle, Report, ReportKind, Translation
-from .review_state import Decision, DecisionRecord
-from .source import Language, Source, language_for
+from ..model import (
+    PERSON_KINDS,
+    Analysis,
+    Finding,
+    FixGroup,
+    FixStyle,
+    FixTier,
+    Report,
+    ReportKind,
+    Translation,
+)
+from ..source import Language, Source, language_for
+from .state import Decision, DecisionRecord
 
 if TYPE_CHECKING:
-    from .warp.logical import LogicalWarps
+    from ..warp.logical import LogicalWarps
 
 TranslateFn = Callable[[Source, Any], Translation]
 AnalyzeFn = Callable[[Source, Translation, Any], Analysis]
@@ -30,6 +37,11 @@ class ReviewError(Exception):
 
 class GroupRefused(ReviewError):
     """Deciding would split a fix group, or the group's fix conflicts with another accepted fix."""
+
+
+class NeedsReview(ReviewError):
+    """Accepting a fix group of tier REVIEW (model.FixTier) that the caller did not confirm was read:
+    `decide(..., review_confirmed=True)` accepts it. The app asks for that confirmation (Y)."""
 
 
 class StaleError(ReviewError):
@@ -146,6 +158,14 @@ class FileReview:
     def group_of(self, finding_id: str) -> tuple[str, ...]:
         return self.groups[self.by_id[finding_id].group]
 
+    def review_reason(self, finding_id: str) -> str | None:
+        """Why the finding's fix group must be read before it is accepted (its tier is REVIEW); None for
+        a SAFE group or a finding without one."""
+        g = self.fix_groups.get(self.by_id[finding_id].group)
+        if g is None or g.tier != FixTier.REVIEW:
+            return None
+        return g.tier_reason or "the analysis did not understand every use of the value"
+
 
 @dataclass(frozen=True)
 class Step:
@@ -184,7 +204,7 @@ def anchor(fr: FileReview, f: Finding) -> str:
 def context(fr: FileReview, f: Finding) -> str:
     """Short hash of the nearest non-blank line above the finding and the nearest below it, stripped:
     tells apart findings on identical lines (two kernels' `for (int o = 16; ...)`) when a decision is
-    carried over to a changed file (review_stale.match_decisions)."""
+    carried over to a changed file (stale.match_decisions)."""
     text = fr.source.text
     starts = fr.source.line_starts
     n = len(starts)

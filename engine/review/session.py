@@ -12,17 +12,21 @@ widgets hold no state the session does not have, so the UI can be rebuilt from i
 Rules the session keeps:
 - A fix group changes together: `decide` applies to the whole group, `decide_one` refuses to split it.
 - Every decide*/set_style is one undo step; `undo`/`redo` return the Change to repaint.
+- A fix group of tier REVIEW is accepted only with `review_confirmed=True` (the person read it; the
+  app's Y): otherwise `decide` raises NeedsReview, and `decide_rest`/`decide_groups` accept none.
 - Decisions are saved after every change (autosave) to .hipport/state.json; nothing touches the
   person's code until `write`, and nothing touches git until `commit`.
 - A file whose bytes changed since its decisions were made is STALE: the decisions are kept and shown
   (`stale_decisions`), never applied or written, until `resolve_stale` says what to do with them.
 
-Errors are one-line exceptions: ReviewError (and its GroupRefused, StaleError, OutputExists,
+Errors are one-line exceptions: ReviewError (and its GroupRefused, NeedsReview, StaleError, OutputExists,
 OutputShared), StateError on open, config.ConfigError, fsutil.WriteError, vcs.VcsError.
 
-The session is one class in parts: review_types.py (data and errors), review_persist.py (shared
-state, state.json), review_decisions.py (decisions and undo), review_stale.py (files changed on disk),
-review_write.py (writing, committing); this module opens, lists, loads and renders.
+The session is composed of collaborators that it calls, each owning its own state: a StateStore
+(persist.py: the decisions and write records, state.json), Decisions (decisions.py: deciding and
+undo), a ResultCache (results.py: the composed edits under the decisions), a StalenessChecker
+(stale.py: files changed on disk), a Writer (write.py: output paths, writing by outputs.py's policy)
+and a Committer (commit.py: git). This module opens, lists, loads and renders, and hands the rest on.
 """
 
 from __future__ import annotations
@@ -30,31 +34,37 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .api import translate_options, warp_options
-from .compose import compose, connected_groups
-from .config import Config, ConfigError, load_config
-from .diffrows import Row, build_rows
-from .discover import discover
-from .edits import Edit, EditConflict, apply_edits, find_conflict
-from .model import Analysis, Finding, ReportKind, Translation
-from .outputs import output_folder_rel
-from .pipeline import logical_port, port_reports
-from .review_decisions import Decisions
-from .review_stale import Staleness
-from .review_state import Decision, State, StateError, load_state, quarantine, sha256_bytes
-from .review_types import (
+from ..api import translate_options, warp_options
+from ..compose import connected_groups
+from ..config import Config, ConfigError, load_config
+from ..diffrows import Row, build_rows
+from ..discover import discover
+from ..edits import Edit, EditConflict, apply_edits, find_conflict
+from ..fsutil import is_inside, remove_leftover_temps
+from ..model import Analysis, Finding, FixStyle, ReportKind, Translation
+from ..outputs import output_folder_rel
+from ..pipeline import logical_port, port_reports
+from ..project.names import NameIndex
+from ..source import Source
+from ..translate.driver import translate
+from ..translate.options import TranslateOptions
+from ..warp import WarpOptions, analyze
+from .commit import Committer
+from .decisions import Decisions
+from .persist import StateStore
+from .results import ResultCache
+from .stale import StalenessChecker, carry_over
+from .state import Decision, State, StateError, load_state, quarantine, sha256_bytes, state_path
+from .types import (
     AnalyzeFn,
     Change,
     FileEntry,
     FileReview,
     FileStatus,
-    GroupRefused,
-    OutputExists,
-    OutputShared,
     ReportItem,
     ReviewError,
     StaleError,
@@ -63,21 +73,12 @@ from .review_types import (
     language_of,
     report_items,
 )
-from .review_write import Writing
-from .source import Source
-from .translate.driver import translate
-from .translate.options import TranslateOptions
-from .warp import WarpOptions, analyze
+from .write import Writer
 
 if TYPE_CHECKING:
-    from .warp.logical import LogicalWarps
+    from ..warp.logical import LogicalWarps
 
 LogicalFn = Callable[[Source, Translation], "LogicalWarps | None"]
-
-__all__ = [
-    "Change", "Decision", "FileEntry", "FileReview", "FileStatus", "GroupRefused", "OutputExists",
-    "OutputShared", "ReportItem", "ReviewError", "ReviewSession", "StaleError", "StateError", "is_report",
-]
 
 
 def _default_translate(source: Source, options: TranslateOptions) -> Translation:
@@ -88,10 +89,33 @@ def _default_analyze(source: Source, translation: Translation, options: WarpOpti
     return analyze(source, translation, options)
 
 
-class ReviewSession(Decisions, Staleness, Writing):
+class ReviewSession:
     """See the module docstring. Thread-safe: `load` may run in worker threads while the UI decides."""
 
-    _logical: LogicalFn = staticmethod(logical_port)
+    def __init__(self, root: Path, config: Config, state: State, translate: TranslateFn, analyze: AnalyzeFn,
+                 autosave: bool, logical: LogicalFn = logical_port) -> None:
+        self.root = Path(root)
+        self.config = config
+        self._translate = translate
+        self._analyze = analyze
+        self._logical = logical
+        self._lock = threading.RLock()  # one lock for the session and its collaborators
+        self._store = StateStore(self.root, state, autosave)
+        self._results = ResultCache(self._store, self._lock)
+        self._decisions = Decisions(self._store, self._results, self._lock, lambda: self.config.fix_style)
+        self._stale = StalenessChecker(self.root, self._store, self._lock)
+        self._writer = Writer(self.root, self._store, self._lock, lambda: self.config)
+        self._committer = Committer(self.root, self._store, self._lock)
+        self._load_locks: dict[str, threading.Lock] = {}
+        self._loaded: dict[str, FileReview] = {}
+        self._errors: dict[str, str] = {}
+        self._rels: list[str] = []
+        # CUDA-looking names the project defines (engine/project_names.py), learned off the first screen's
+        # path (learn_project_names); None until then
+        self._project_names: frozenset[str] | None = None
+        self._names_index = NameIndex()
+        self.rescan()
+        self.leftovers_removed = self._remove_leftover_temps()
 
     # ----------------------------------------------------------------------------------- opening
 
@@ -118,9 +142,18 @@ class ReviewSession(Decisions, Staleness, Writing):
                 raise
             quarantine(root)
             state = State()
-        session = cls(root, cfg, state, translate or _default_translate, analyze or _default_analyze, autosave)
-        session._logical = logical or logical_port
-        return session
+        return cls(root, cfg, state, translate or _default_translate, analyze or _default_analyze, autosave,
+                   logical or logical_port)
+
+    def _remove_leftover_temps(self) -> list[Path]:
+        """Temp files that a write killed midway (`w`, or a convert) left where this project's files and
+        outputs are written: removed at the start (fsutil.remove_leftover_temps keeps live writers')."""
+        parents = {rel.rpartition("/")[0] for rel in self._rels} | {""}
+        out = output_folder_rel(self.config)
+        folders = [self.root / p for p in sorted(parents)] + [state_path(self.root).parent]
+        if out is not None:
+            folders += [self.root / out / p for p in sorted(parents)]
+        return remove_leftover_temps(folders)
 
     def rescan(self) -> list[str]:
         """Walk the tree again (new/removed files); returns the file list's paths."""
@@ -129,16 +162,16 @@ class ReviewSession(Decisions, Staleness, Writing):
         outputs: set[str] = set()
         if self.config.output_mode == "sibling":
             for r in rels:
-                o = self._out_rel(r)
+                o = self._writer.out_rel(r)
                 if o != r:
                     outputs.add(o)
         with self._lock:
-            for src, fs in self._state.files.items():
+            files = self._store.state.files
+            for src, fs in files.items():
                 if fs.written is not None and fs.written.path != src:
                     outputs.add(fs.written.path)
             # a file that is some other file's output is not itself reviewed (gemm.hip beside gemm.cu)
-            self._rels = [r for r in rels if r not in outputs or (r in self._state.files and
-                                                                  self._state.files[r].decisions)]
+            self._rels = [r for r in rels if r not in outputs or (r in files and files[r].decisions)]
         self._check_disk()
         if self._project_names is not None:  # a header may have gained or lost a #define: only changed files read
             self.learn_project_names()
@@ -150,8 +183,6 @@ class ReviewSession(Decisions, Staleness, Writing):
         old = self.config
         with self._lock:
             self.config = config
-            self._results.clear()
-            self._outs = {}
             # output_mode too: build scripts name sibling outputs (gemm.cu -> gemm.hip) in sibling mode
             if (translate_options(old), warp_options(old)) != (translate_options(config), warp_options(config)):
                 self._loaded.clear()
@@ -173,23 +204,23 @@ class ReviewSession(Decisions, Staleness, Writing):
         lang = language_of(rel)
         out = ""
         try:
-            out = self._out_rel(rel)
+            out = self._writer.out_rel(rel)
         except ConfigError:
             pass
         if rel in self._errors:
             return FileEntry(rel, lang, FileStatus.ERROR, 0, 0, self._errors[rel], out)
-        fs = self._state.files.get(rel)
+        fs = self._store.file(rel)
         fr = self._loaded.get(rel)
         if fr is not None:
             total = len(fr.findings)
-            decided = sum(1 for f in fr.findings if self._record(rel, f.id).decision != Decision.PENDING)
+            decided = sum(1 for f in fr.findings if self.decision(rel, f.id) != Decision.PENDING)
         else:
             total = fs.findings if fs and fs.findings is not None else 0
             decided = sum(1 for r in fs.decisions.values() if r.decision != Decision.PENDING) if fs else 0
-        if (fr is not None and fr.stale) or (fr is None and rel in self._disk_stale):
+        if (fr is not None and fr.stale) or (fr is None and self._stale.is_stale(rel)):
             return FileEntry(rel, lang, FileStatus.STALE, total, decided, None, out)
         status = FileStatus.UNTRANSLATED
-        if fs is not None and fs.written is not None and fs.written.fingerprint == self._fingerprint(rel):
+        if fs is not None and fs.written is not None and fs.written.fingerprint == self._writer.fingerprint(rel):
             status = FileStatus.COMMITTED if fs.committed else FileStatus.WRITTEN
         elif fr is not None or (fs is not None and fs.findings is not None):
             if total and decided >= total:
@@ -214,7 +245,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             if fr is not None:
                 return fr
             lock = self._load_locks.setdefault(rel, threading.Lock())
-        from .pipeline.files import failure
+        from ..pipeline.files import failure
 
         with lock:
             with self._lock:
@@ -238,7 +269,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             with self._lock:
                 self._errors.pop(rel, None)
                 self._loaded[rel] = fr
-                fs = self._state.files.get(rel)
+                fs = self._store.file(rel)
                 if fs is not None and not fr.stale:
                     fs.findings = len(fr.findings)
                     fs.sha256 = fr.sha256  # unchanged, or new bytes of a file without decisions
@@ -258,7 +289,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             dropped = [rel for rel, fr in self._loaded.items() if self._names_affect(fr)]
             for rel in dropped:
                 self._loaded.pop(rel, None)
-                self._results.pop(rel, None)
+                self._results.forget(rel)
         return dropped
 
     def _names_affect(self, fr: FileReview) -> bool:
@@ -287,7 +318,7 @@ class ReviewSession(Decisions, Staleness, Writing):
         return topt, warp_options(self.config)
 
     def _load(self, rel: str) -> FileReview:
-        src, stale = self._read_original(rel)
+        src, stale = self._stale.read_original(rel, self._path(rel))
         topt, wopt = self._options()
         try:
             tr = self._translate(src, topt)
@@ -356,7 +387,7 @@ class ReviewSession(Decisions, Staleness, Writing):
                     return None
                 if ids[j] == current:
                     return None
-                if not undecided_only or self._record(rel, ids[j]).decision == Decision.PENDING:
+                if not undecided_only or self.decision(rel, ids[j]) == Decision.PENDING:
                     return ids[j]
         return None
 
@@ -377,7 +408,7 @@ class ReviewSession(Decisions, Staleness, Writing):
             j = start + d
             while 0 <= j < n:
                 mid = ids[j]
-                if not undecided_only or is_report(mid) or self._record(rel, mid).decision == Decision.PENDING:
+                if not undecided_only or is_report(mid) or self.decision(rel, mid) == Decision.PENDING:
                     return mid
                 j += d
         return None
@@ -398,31 +429,11 @@ class ReviewSession(Decisions, Staleness, Writing):
         shared edits once). Only whole groups are applied: a group that is only partly accepted (saved
         state from another analysis) or whose fix overlaps another is held back, see `held`. A STALE file
         gets the translation only."""
-        return list(self._result(self.load(rel))[0])
+        return list(self._results.result(self.load(rel))[0])
 
     def held(self, rel: str) -> dict[str, str]:
         """Fix groups with accepted findings that are NOT applied: group id -> one-line reason."""
-        return dict(self._result(self.load(rel))[1])
-
-    def _result(self, fr: FileReview) -> tuple[tuple[Edit, ...], dict[str, str]]:
-        rel = fr.rel
-        with self._lock:
-            cached = self._results.get(rel)
-            if cached is not None and cached[0] is fr:
-                return cached[1], cached[2]
-            if fr.stale:  # no decision is applied to a changed file; its warp code is still ported (logical)
-                c = compose(fr.translation.edits, None, {}, allow_review=False, logical=fr.logical)
-                return c.edits, {}
-            fs = self._state.files.get(rel)
-            chosen = {fid: rec.style for fid, rec in (fs.decisions.items() if fs else ())
-                      if rec.decision == Decision.ACCEPTED and fid in fr.index}
-            try:
-                # accepting a group is the deliberate act a REVIEW-tier fix needs
-                c = compose(fr.translation.edits, fr.analysis, chosen, allow_review=True, logical=fr.logical)
-            except EditConflict as e:
-                raise ReviewError(f"{rel}: the translation produced overlapping edits ({e})") from None
-            self._results[rel] = (fr, c.edits, c.held)
-            return c.edits, c.held
+        return dict(self._results.result(self.load(rel))[1])
 
     def result_text(self, rel: str) -> str:
         """The HIP text: translation + accepted fixes (whole groups)."""
@@ -432,4 +443,180 @@ class ReviewSession(Decisions, Staleness, Writing):
     def rows(self, rel: str, context: int = 3, expanded: frozenset[int] = frozenset()) -> list[Row]:
         """diffrows.build_rows for this file as it stands (cheap to call after each decision)."""
         fr = self.load(rel)
-        return build_rows(fr.source.text, self._result(fr)[0], fr.marked, context, expanded, checked=True)
+        return build_rows(fr.source.text, self._results.result(fr)[0], fr.marked, context, expanded, checked=True)
+
+    # ----------------------------------------------------------------------------------- decisions
+
+    def decision(self, rel: str, finding_id: str) -> Decision:
+        return self._decisions.record(rel, finding_id).decision
+
+    def style(self, rel: str, finding_id: str) -> FixStyle:
+        return self._decisions.record(rel, finding_id).style
+
+    def decide(self, rel: str, finding_id: str, decision: Decision, *, review_confirmed: bool = False) -> Change:
+        """Accept/reject/reset the finding and every other finding of its fix group. One undo step.
+        Accepting a group of tier REVIEW needs `review_confirmed` (the person read the fix), else
+        NeedsReview; GroupRefused if the accepted fix would conflict with another accepted fix."""
+        return self._decisions.decide(self._editable(rel), finding_id, decision, review_confirmed=review_confirmed)
+
+    def decide_one(self, rel: str, finding_id: str, decision: Decision, *, review_confirmed: bool = False) -> Change:
+        """Decide this finding only; raises GroupRefused if it belongs to a fix group of more than one."""
+        return self._decisions.decide_one(self._editable(rel), finding_id, decision,
+                                          review_confirmed=review_confirmed)
+
+    def decide_rest(self, rel: str, decision: Decision) -> Change:
+        """Decide every still-pending finding of the file (whole groups). One undo step. Accepting is
+        refused (NeedsReview) while a pending finding has a REVIEW-tier fix."""
+        return self._decisions.decide_rest(self._editable(rel), decision)
+
+    def set_style(self, rel: str, style: FixStyle, finding_id: str | None = None) -> Change:
+        """Choose the fix style for the finding's group, or (finding_id=None) for every group of the file
+        that has a fix in that style. One undo step."""
+        return self._decisions.set_style(self._editable(rel), style, finding_id)
+
+    def decide_groups(self, targets: Sequence[tuple[str, str]], decision: Decision, message: str) -> Change:
+        """Decide whole fix groups (rel, group id) in several files, e.g. one decision applied to every
+        identical finding (identical.py): ONE undo step. A group whose fix would be held back is
+        skipped; the message says how many were. Accepting a REVIEW-tier group this way is refused
+        (NeedsReview). Change.path is the first file changed. Nothing changes when a file is stale."""
+        files = {rel: self._editable(rel) for rel in dict.fromkeys(rel for rel, _ in targets)}
+        return self._decisions.decide_groups(files, targets, decision, message)
+
+    def undo(self) -> Change | None:
+        """Take back the last decide*/set_style; None when there is nothing to undo."""
+        return self._decisions.undo()
+
+    def redo(self) -> Change | None:
+        """Do again what `undo` took back; None when there is nothing to redo."""
+        return self._decisions.redo()
+
+    def can_undo(self) -> bool:
+        return self._decisions.can_undo()
+
+    def _editable(self, rel: str) -> FileReview:
+        fr = self.load(rel)
+        if fr.stale:
+            raise StaleError(f"{rel} changed on disk since it was reviewed; its decisions are kept but "
+                             "not applied (resolve the stale file first)")
+        return fr
+
+    # ----------------------------------------------------------------------------------- files changed on disk
+
+    def _check_disk(self) -> None:
+        """Notice files changed on disk (StalenessChecker.check); a loaded file without decisions whose
+        bytes changed is translated again when next loaded."""
+        with self._lock:
+            loaded = dict(self._loaded)
+        again = self._stale.check(loaded)
+        with self._lock:
+            for rel, fr in again:
+                if self._loaded.get(rel) is fr:
+                    self._loaded.pop(rel, None)
+                    self._results.forget(rel)
+
+    def changed_outside(self, rel: str) -> bool:
+        """Whether `rel` on disk is neither what was loaded nor hipport's own in-place write of it (the
+        app's disk watch: its own `w` is no change made outside hipport)."""
+        return self._stale.changed_outside(rel, self._loaded.get(rel))
+
+    def stale_decisions(self, rel: str) -> dict[str, Decision]:
+        """Saved decisions of a STALE file (shown as stale, never applied); {} when not stale."""
+        fr = self.load(rel)
+        if not fr.stale:
+            return {}
+        with self._lock:
+            fs = self._store.file(rel)
+            return {fid: r.decision for fid, r in fs.decisions.items()} if fs else {}
+
+    def resolve_stale(self, rel: str, keep: bool = True) -> Change:
+        """Accept the file's new bytes as the reviewed ones. keep=True carries the saved decisions over
+        to the findings that are still there (stale.carry_over); keep=False drops them. Clears undo."""
+        with self._lock:
+            self._loaded.pop(rel, None)
+            self._results.forget(rel)
+            self._stale.forget(rel)
+            fs = self._store.file(rel)
+            old = dict(fs.decisions) if fs else {}
+            if fs is not None:
+                fs.sha256 = None
+                fs.decisions.clear()
+        fr = self.load(rel)
+        with self._lock:
+            fs = self._store.entry(rel)
+            fs.sha256 = fr.sha256
+            self._store.touch(rel)
+            kept = carry_over(old, fr) if keep else {}
+            fs.decisions.update(kept)
+            self._decisions.clear_history()
+            self._store.autosave_note()
+        return Change(rel, tuple(kept), f"{rel}: kept {len(kept)} of {len(old)} decisions on the new text")
+
+    # ----------------------------------------------------------------------------------- writing
+
+    def output_path(self, rel: str) -> Path:
+        return self._writer.output_path(rel)
+
+    def write(self, rel: str, *, overwrite: bool = False) -> Path:
+        """Write the result of `rel` atomically to its output path; returns that path.
+
+        Refuses (StaleError) a file changed on disk since review; refuses (OutputExists) to replace an
+        output file hipport did not write, or one edited since, unless `overwrite`; refuses
+        (OutputShared) when another source has the same output path.
+        Nothing is lost: the write goes through outputs.write_port, the policy `hipport convert`
+        writes by (in place, the original is kept as <file>.prehip; an output replaced after
+        `overwrite` is kept beside it too).
+        """
+        fr = self._editable(rel)
+        src_path = self._path(rel)
+        with self._lock:
+            data = fr.source.encode(self.result_text(rel))
+            return self._writer.write(fr, src_path, data, self._rels, overwrite=overwrite)
+
+    def unwritten(self) -> list[str]:
+        """Files with decisions whose current result is not on disk (excludes STALE files)."""
+        with self._lock:
+            return self._writer.unwritten(self._rels, self._loaded)
+
+    # ----------------------------------------------------------------------------------- git
+
+    def committable(self) -> dict[str, str]:
+        """root-relative output path -> sha256 hipport wrote, for outputs written and not yet committed
+        whose bytes on disk are still exactly what hipport wrote."""
+        return self._committer.committable()
+
+    def nothing_to_commit(self) -> str:
+        """Why committable() is empty: one line that names a written output edited or deleted since."""
+        return self._committer.nothing_to_commit()
+
+    def commit_message(self) -> str:
+        """A message for committing `committable()`: files, rules fixed (by style), fixes rejected."""
+        return self._committer.commit_message()
+
+    def commit(self, message: str, branch: str | None = None, cancel: threading.Event | None = None) -> str:
+        """Commit exactly the files hipport wrote (and nothing else staged); returns the commit sha.
+        `branch` commits on `hipport/<branch>` (created from HEAD); setting `cancel` stops git and its
+        hooks. Raises vcs.VcsError / ReviewError."""
+        return self._committer.commit(message, branch, cancel)
+
+    # ----------------------------------------------------------------------------------- saving
+
+    @property
+    def autosave(self) -> bool:
+        """Whether every change is saved to .hipport/state.json at once."""
+        return self._store.autosave
+
+    @property
+    def save_error(self) -> str | None:
+        """Why the last automatic save failed, if it did."""
+        return self._store.save_error
+
+    def save(self) -> None:
+        """Write .hipport/state.json (readable JSON, "version": 1) atomically. Raises WriteError."""
+        with self._lock:
+            self._store.save()
+
+    def _path(self, rel: str) -> Path:
+        p = self.root / rel
+        if not is_inside(p, self.root):
+            raise ReviewError(f"{rel}: outside the project root")
+        return p

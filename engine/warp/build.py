@@ -11,7 +11,7 @@ from typing import Any
 from ..edits import Edit
 from ..model import Finding, Fix, FixGroup, FixStyle, FixTier, Severity, Translation, Use
 from ..source import Source
-from .analyzer import Hit, Result
+from .hits import Hit, Result
 from .prelude import Needs, prelude_text
 from .rules import RULES
 

@@ -25,6 +25,12 @@ class Needs:
     syncwarp_shim: bool = False  # __syncwarp on ROCm < 7
     min_blocks: bool = False  # HIPPORT_CUDA_MIN_BLOCKS: __launch_bounds__' 2nd argument kept on NVIDIA only
 
+    def merge(self, other: Needs) -> None:
+        """Also need what `other` needs."""
+        for part in ("ws", "mask_t", "host_ws", "sync_shim", "syncwarp_shim", "min_blocks"):
+            if getattr(other, part):
+                setattr(self, part, True)
+
     def any(self) -> bool:
         return (self.ws or self.mask_t or self.host_ws or self.sync_shim or self.syncwarp_shim
                 or self.min_blocks)

@@ -4,9 +4,10 @@ device functions are virtual warps, and what the file's own headers say (`Projec
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 from .constants import collect_constants
 from .functions import ballot_params, classify_functions
@@ -48,13 +49,13 @@ class FileFacts:
     rocm: tuple[int, int]
     wave32: bool                      # the fat binary includes a wave32 architecture
     project: ProjectFacts
-    warp_size_constants: dict[str, int]   # name -> token index of its literal 32 (constants.py)
-    mask_constants: dict[str, int]        # name -> token index of its 0xffffffff literal
-    host_warp_size_vars: dict[str, int]   # host `warp_size = 32` variables: name -> literal index
+    warp_size_constants: Mapping[str, int]   # name -> token index of its literal 32 (constants.py)
+    mask_constants: Mapping[str, int]        # name -> token index of its 0xffffffff literal
+    host_warp_size_vars: Mapping[str, int]   # host `warp_size = 32` variables: name -> literal index
     known: KnownNames                     # lane/thread-id helpers and macros (values.py)
     virtual_functions: frozenset[int]     # device functions that are virtual 32-lane warps (functions.py)
     wave_functions: frozenset[str]        # whole-wavefront functions other than by shuffles
-    ballot_params: dict[int, set[str]]    # device function -> parameters that receive a ballot
+    ballot_params: Mapping[int, frozenset[str]]  # device function -> parameters that receive a ballot
     links: tuple[tuple[str, str], ...]    # fix groups joined by the call graph and by ballots passed
 
     def function_values(self) -> FunctionValues:
@@ -69,6 +70,7 @@ def build_facts(text: str, rocm: tuple[int, int], wave32: bool, project: Project
     known = known_names(tokens, constants.warp_size.keys() | project.w32)
     kinds = classify_functions(tokens, constants.warp_size.keys(), project.w32, project.wave_funcs)
     params, ballot_links = ballot_params(tokens)
-    return FileFacts(tokens, rocm, wave32, project, constants.warp_size, constants.full_masks,
-                     constants.host_warp_size_vars, known, kinds.virtual, kinds.wave,
-                     params, kinds.call_links + tuple(ballot_links))
+    return FileFacts(tokens, rocm, wave32, project, MappingProxyType(constants.warp_size),
+                     MappingProxyType(constants.full_masks), MappingProxyType(constants.host_warp_size_vars), known,
+                     kinds.virtual, kinds.wave, MappingProxyType({fi: frozenset(names) for fi, names in params.items()}),
+                     kinds.call_links + tuple(ballot_links))

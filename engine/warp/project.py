@@ -31,7 +31,7 @@ from .lex import ID
 
 _MAX_BYTES = 4 << 20
 MAX_SCAN = 20000  # project source files looked at for includers of one header
-# a cheap superset of filelevel.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
+# a cheap superset of constants.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
 # only a file that may define one has its includers read. As one regex over the whole text
 # (`\b\w*(?:warp|...)\w*<sep>32`) it retried every word at every start: 1.4 ms a file, most of a reopened
 # project's time. So each `32` is found first and only its line before it is searched (the name, the

@@ -143,8 +143,6 @@ class Tokens:
             if self.kinds[a - 2] == PUNCT and self.texts[a - 2] not in (")", "]"):
                 break
             a -= 2
-        if self.texts[a - 1] == "(" and self.texts[a - 2] in TYPE_WORDS:  # C cast: (int)threadIdx.x
-            pass
         return a, k
 
     def right_operand_end(self, k: int, hi: int) -> int:

@@ -29,10 +29,6 @@ HOST_THREADS = re.compile(r"(?i)thread|block_?size|blocksize|^block$|^bs$|^nthre
 PTX_WARP = re.compile(r"%%laneid|%%lanemask|%%warpid|shfl\.|vote\.|activemask|redux\.sync|match\.")
 FULL32 = 0xFFFFFFFF
 WARP_OPS = SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset({"__any", "__all"})
-TRIG_NUMS = frozenset({1, FULL32})
-DEVICE_TRIGGERS = (SHFL_CALLS | BALLOT_CALLS | SYNC_CALLS | frozenset(BITCOUNT) | frozenset({
-    "%", "&", "/", ">>", "<<", "==", "!=", "<", ">=", "for", "if", "__shared__", "tiled_partition", "thread_block_tile",
-    "asm", "__asm__", "__asm", "warpSize", "ballot"}))
 HOST_TRIGGERS = frozenset({"dim3", "warpSize", "__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__", "==", "!="})
 # rules whose hits are dropped inside a consistent virtual 32-lane warp: lane ids, warp ids, loop starts,
 # last lanes and per-warp arrays of a 32-wide sub-group are all correct on a 64-lane wavefront

@@ -21,20 +21,19 @@ Assigned = list[tuple[int, int, set[str]]]  # (name index, expression end, names
 
 
 def _full32(x: str) -> bool:
-    return x[:1].isdigit() and int_value(x) == FULL32
+    return int_value(x) == FULL32
 
 
 def _one(x: str) -> bool:
-    return x[:1].isdigit() and "." not in x and int_value(x) == 1
+    return "." not in x and int_value(x) == 1
 
 
-def _spelled(*words: str | Set[str]) -> Callable[[str], bool]:
-    spellings = frozenset(w for group in words for w in ([group] if isinstance(group, str) else group))
-    return spellings.__contains__
+def _spelled(*words: str | Set[str]) -> frozenset[str]:
+    return frozenset(w for group in words for w in ([group] if isinstance(group, str) else group))
 
 
-# Which handler reads which tokens, in the order they run on one token
-HANDLERS: tuple[tuple[Callable[[str], bool], Handler], ...] = (
+# Which handler reads which tokens (spellings, or a test of a number's spelling), in the order they run on one token
+HANDLERS: tuple[tuple[frozenset[str] | Callable[[str], bool], Handler], ...] = (
     (_full32, masks.full_warp_test),                                   # W64-16
     (_spelled("__shfl", "__shfl_sync"), lanes.shuffle_source),         # W64-23, W64-17
     (_spelled("==", "!=", "<", ">="), lanes.last_lane_test),           # W64-17
@@ -77,16 +76,17 @@ def check_device(facts: FileFacts, upstream: Upstream) -> CheckOutput:
 def _dispatch_table(facts: FileFacts, macro_keys: frozenset[str]) -> dict[str, tuple[Handler, ...]]:
     """The file's spellings that some handler reads, with those handlers in order (once per file: over distinct
     spellings). A use of a macro holding a lane/warp-id finding, or of a mask constant, joins the groups."""
-    table: dict[str, tuple[Handler, ...]] = {}
-    for x in facts.tokens.spellings:
-        handlers = [h for reads, h in HANDLERS if reads(x)]
-        if x in macro_keys:
-            handlers.append(_link_macro)
-        if x in facts.mask_constants:
-            handlers.append(_link_mask_constant)
-        if handlers:
-            table[x] = tuple(handlers)
-    return table
+    spellings = facts.tokens.spellings
+    numbers = [x for x in spellings if x[:1].isdigit()]
+    table: dict[str, list[Handler]] = {}
+    for reads, handler in HANDLERS:
+        for x in (reads & spellings if isinstance(reads, frozenset) else filter(reads, numbers)):
+            table.setdefault(x, []).append(handler)
+    for x in macro_keys & spellings:
+        table.setdefault(x, []).append(_link_macro)
+    for x in facts.mask_constants.keys() & spellings:
+        table.setdefault(x, []).append(_link_mask_constant)
+    return {x: tuple(handlers) for x, handlers in table.items()}
 
 
 def _link_macro(fn: DeviceFunction, k: int) -> None:

@@ -18,7 +18,7 @@ from ..toolchain.gfx import wave_size
 from .rules import RULES, Rule
 
 if TYPE_CHECKING:
-    from .base import Result
+    from .hits import Result
 
 __all__ = ["RULES", "Rule", "WarpOptions", "analyze", "count_findings", "wave32_arch"]
 
@@ -69,8 +69,8 @@ def _results(source: Source, opts: WarpOptions, wave32: bool) -> list[Result]:
         from .python_side import analyze_python
 
         return analyze_python(source.text, opts.rocm, wave32)
-    from .analyzer import Analyzer
+    from .analyzer import analyze_text
     from .project import project_facts
 
     facts = project_facts(source.path, source.text) if opts.project_headers else None
-    return [Analyzer(source.text, opts.rocm, wave32, facts).run()]
+    return [analyze_text(source.text, opts.rocm, wave32, facts)]

@@ -1,50 +1,54 @@
-"""Token-level warp-width analysis of C++/CUDA/HIP text: the passes, in order.
+"""Token-level warp-width analysis of C++/CUDA/HIP text: build the file's facts once (facts.py), run the
+registered checks in order (checks/__init__.py), collect their hits into one `Result`.
 
 The analysis follows values derived from `threadIdx` (thread ids, lane ids, warp ids), ballot and
 activemask results, mask constants and warp-size constants (macros, `constexpr`, `static const`)
-through assignments, small device helpers that return a lane id, and macros. The passes live in
-`device.py`/`forms.py` (device code), `host.py` (host code) and `filelevel.py` (constants, directives);
-`roles.py` decides what each warp-width constant is used for; `base.py` holds the shared state.
+through assignments, small device helpers that return a lane id, and macros. A literal 32 is
+reported only when it meets such a value (or a warp builtin); tile sizes, bank padding, bit widths
+and 2-D block shapes do not, which is where most of the precision comes from.
 """
 
 from __future__ import annotations
 
-from .base import DEVICE_TRIGGERS, SYNC_CALLS, Hit, Result
-from .device import DeviceRules
-from .filelevel import FileRules
-from .host import HostRules
-from .lex import ID
-from .roles import RoleRules
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-__all__ = ["Analyzer", "Hit", "Result"]
+from .checks import CHECKS, Upstream
+from .facts import FileFacts, ProjectFacts, build_facts
+from .hits import HitLog, Result
+from .lex import Columns
+from .prelude import prelude_offset
+from .values import FunctionValues
+
+__all__ = ["Run", "analyze_text", "run_checks"]
 
 
-class Analyzer(DeviceRules, HostRules, FileRules, RoleRules):
-    def run(self) -> Result:
-        self.collect_constants()
-        self.collect_lane_helpers()
-        self.classify_functions()
-        self.ballot_params()
-        self.host_variables()
-        self.macro_ids()
-        self.device_triggers = (DEVICE_TRIGGERS | self.w32_consts.keys() | self.mask_consts.keys()
-                                | self.macro_keys)
-        for f in self.funcs:
-            if f.device:
-                self.virtual_fn = f.index in self.virtual_fns
-                self.device_function(f)
-                self.virtual_fn = False
-            else:
-                self.host_function(f)
-        self.sync_masks()
-        self.header_constant_roles()
-        self.constant_roles()  # after the functions: it reads what each function learnt (fn_state)
-        self.directives()
-        self.file_level()
-        if self.rocm < (7, 0):
-            names = {x for x, k in zip(self.tt, self.kd, strict=True) if k == ID}
-            if names & (SYNC_CALLS - {"__syncwarp"}) or "__activemask" in names:
-                self.needs.sync_shim = True
-            if "__syncwarp" in names:
-                self.needs.syncwarp_shim = True
-        return Result(self.st, self.en, self.funcs, self.hits, self.needs, self.links, self.prelude_offset())
+@dataclass(frozen=True)
+class Run:
+    """One text's analysis: its facts, every check's hits, and what the device check learnt per function."""
+
+    facts: FileFacts
+    log: HitLog
+    function_values: Mapping[int, FunctionValues]
+
+    def result(self) -> Result:
+        tokens = self.facts.tokens
+        columns = Columns(tokens.kinds, tokens.texts[:tokens.count], tokens.starts, tokens.ends, tokens.directive)
+        return Result(tokens.starts, tokens.ends, tokens.functions, self.log.hits, self.log.needs, self.log.links,
+                      prelude_offset(tokens.text, columns))
+
+
+def run_checks(facts: FileFacts) -> Run:
+    log = HitLog()
+    log.links += facts.links
+    upstream = Upstream()
+    for check in CHECKS:
+        out = check.run(facts, upstream)
+        log.merge(out.log)
+        upstream = upstream.after(out)
+    return Run(facts, log, upstream.function_values)
+
+
+def analyze_text(text: str, rocm: tuple[int, int], wave32: bool, project: ProjectFacts | None = None) -> Result:
+    """The warp analysis of one C/C++/CUDA text (`project`: what its own headers say, project.py)."""
+    return run_checks(build_facts(text, rocm, wave32, project)).result()

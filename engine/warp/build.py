@@ -5,13 +5,13 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..edits import Edit
 from ..model import Finding, Fix, FixGroup, FixStyle, FixTier, Severity, Translation, Use
 from ..source import Source
-from .analyzer import Hit, Result
+from .hits import Hit, Result
 from .prelude import Needs, prelude_text
 from .rules import RULES
 
@@ -65,18 +65,7 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
         end = res.ends[h.end_anchor if h.end_anchor is not None else h.anchor]
         line, col = source.line_col(start)
         rule = RULES[h.rule]
-        fixes: list[Fix] = []
-        note = ""
-        for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
-            per = [x.w64 if style == FixStyle.WAVE64 else x.port for x in hits]
-            summary = h.w64_summary if style == FixStyle.WAVE64 else h.port_summary
-            if None in per or (style == FixStyle.WAVE64 and wave32):
-                continue
-            edits = [e for es in per if es is not None for e in es]
-            if spans is not None and any(spans.conflicts(e) for e in edits):
-                note = " No automatic fix: it would overlap a translated span."
-                continue
-            fixes.append(Fix(style, tuple(edits), summary))
+        fixes, note = _fixes(hits, wave32, spans)
         if wave32 and h.w64 is not None:
             note += " No wave64 fix: the target list includes a wave32 (gfx10/11/12) architecture."
         use_toks = sorted({x.anchor for x in hits[1:]} | {u for x in hits for u in x.uses} - {h.anchor})
@@ -103,37 +92,62 @@ def build_analysis(source: Source, results: list[Result], wave32: bool,
         members.setdefault(gid, []).append(g)
         if review and gid not in reviews:
             reviews[gid] = review
-    groups: list[FixGroup] = []
     needs = Needs()
     prelude_at: int | None = None
     for res in results:
-        for attr in ("ws", "mask_t", "host_ws", "sync_shim", "syncwarp_shim", "min_blocks"):
-            if getattr(res.needs, attr):
-                setattr(needs, attr, True)
+        needs.merge(res.needs)
         if res.hits and res.prelude_at >= 0 and prelude_at is None:
             prelude_at = res.prelude_at
-    for gid, fs in members.items():
-        shared: list[Fix] = []
-        for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
-            edits = [e for f in fs if (fx := f.fix(style)) is not None for e in fx.edits]
-            if not edits:
-                continue
-            helpers = any(sym in e.replacement for e in edits for sym in PRELUDE_SYMBOLS)
-            if not helpers and not (needs.sync_shim or needs.syncwarp_shim):
-                continue
-            text = prelude_text(needs, style == FixStyle.PORTABLE, source.newline)
-            if text and prelude_at is not None:
-                shared.append(Fix(style, (Edit(prelude_at, prelude_at, text, "prelude"),),
-                                  "insert the warp-size helpers once, after the runtime include"))
-        rules = sorted({f.rule for f in fs})
-        reason = ("these findings share lane ids, warp ids, masks or warp-size constants; accept them together "
-                  "(a partial fix can be worse than none): " + ", ".join(rules)) if len(fs) > 1 else \
-            f"independent finding ({rules[0]})"
-        tier = FixTier.REVIEW if gid in reviews else FixTier.SAFE
-        if not any(f.fixes for f in fs):
-            tier, reviews[gid] = FixTier.REVIEW, reviews.get(gid) or "no automatic fix: a person has to decide"
-        groups.append(FixGroup(gid, tuple(f.id for f in fs), reason, tuple(shared), tier, reviews.get(gid, "")))
+    groups = [_group(gid, fs, reviews, _shared(fs, needs, prelude_at, source.newline)) for gid, fs in members.items()]
     return findings, groups
+
+
+def _fixes(hits: list[Hit], wave32: bool, spans: _Spans | None) -> tuple[list[Fix], str]:
+    """The fixes of one root cause (its hits' edits together, per style), and a note on a style left out."""
+    h = hits[0]
+    fixes: list[Fix] = []
+    note = ""
+    for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
+        per = [x.w64 if style == FixStyle.WAVE64 else x.port for x in hits]
+        summary = h.w64_summary if style == FixStyle.WAVE64 else h.port_summary
+        if None in per or (style == FixStyle.WAVE64 and wave32):
+            continue
+        edits = [e for es in per if es is not None for e in es]
+        if spans is not None and any(spans.conflicts(e) for e in edits):
+            note = " No automatic fix: it would overlap a translated span."
+            continue
+        fixes.append(Fix(style, tuple(edits), summary))
+    return fixes, note
+
+
+def _shared(fs: list[Finding], needs: Needs, prelude_at: int | None, newline: str) -> list[Fix]:
+    """The prelude insertions of a group, per style whose edits use a helper (or when shims are needed)."""
+    shared: list[Fix] = []
+    for style in (FixStyle.WAVE64, FixStyle.PORTABLE):
+        edits = [e for f in fs if (fx := f.fix(style)) is not None for e in fx.edits]
+        if not edits:
+            continue
+        helpers = any(sym in e.replacement for e in edits for sym in PRELUDE_SYMBOLS)
+        if not helpers and not (needs.sync_shim or needs.syncwarp_shim):
+            continue
+        text = prelude_text(needs, style == FixStyle.PORTABLE, newline)
+        if text and prelude_at is not None:
+            shared.append(Fix(style, (Edit(prelude_at, prelude_at, text, "prelude"),),
+                              "insert the warp-size helpers once, after the runtime include"))
+    return shared
+
+
+def _group(gid: str, fs: list[Finding], reviews: Mapping[str, str], shared: list[Fix]) -> FixGroup:
+    """The fix group `gid` of findings fs: SAFE unless a review reason was given or nothing can be fixed."""
+    rules = sorted({f.rule for f in fs})
+    reason = ("these findings share lane ids, warp ids, masks or warp-size constants; accept them together "
+              "(a partial fix can be worse than none): " + ", ".join(rules)) if len(fs) > 1 else \
+        f"independent finding ({rules[0]})"
+    tier = FixTier.REVIEW if gid in reviews else FixTier.SAFE
+    review = reviews.get(gid, "")
+    if not any(f.fixes for f in fs):
+        tier, review = FixTier.REVIEW, review or "no automatic fix: a person has to decide"
+    return FixGroup(gid, tuple(f.id for f in fs), reason, tuple(shared), tier, review)
 
 
 def noop_edit(text: str, e: Edit) -> bool:

@@ -25,6 +25,12 @@ class Needs:
     syncwarp_shim: bool = False  # __syncwarp on ROCm < 7
     min_blocks: bool = False  # HIPPORT_CUDA_MIN_BLOCKS: __launch_bounds__' 2nd argument kept on NVIDIA only
 
+    def merge(self, other: Needs) -> None:
+        """Also need what `other` needs."""
+        for part in ("ws", "mask_t", "host_ws", "sync_shim", "syncwarp_shim", "min_blocks"):
+            if getattr(other, part):
+                setattr(self, part, True)
+
     def any(self) -> bool:
         return (self.ws or self.mask_t or self.host_ws or self.sync_shim or self.syncwarp_shim
                 or self.min_blocks)
@@ -118,15 +124,8 @@ def prelude_offset(text: str, c: Columns) -> int:
     """Where inserted helpers go: after the hip/cuda runtime include line (or after the first include
     block, or 0), never inside a preprocessor conditional (an include guard counts as none): a prelude
     inside `#ifdef USE_ROCM` would leave `lane_mask_t` undefined in the other branch."""
-    tt, st, en, pp, n = c.texts, c.starts, c.ends, c.pps, len(c)
-    directives: list[tuple[int, str, int]] = []  # (token index of '#', directive word, line end offset)
-    for k in range(n - 1):
-        if tt[k] == "#" and pp[k] >= 0 and (k == 0 or pp[k - 1] != pp[k]):
-            line_end = text.find("\n", st[k + 1])
-            while line_end > 0 and text[line_end - 1] == "\\":
-                nxt = text.find("\n", line_end + 1)
-                line_end = nxt if nxt >= 0 else -1
-            directives.append((k, tt[k + 1], len(text) if line_end < 0 else line_end + 1))
+    tt, en, n = c.texts, c.ends, len(c)
+    directives = _directives(text, c)
     base = 0
     if len(directives) >= 2 and directives[0][1] == "ifndef" and directives[1][1] == "define" \
             and directives[0][0] + 2 < n and directives[1][0] + 2 < n \
@@ -143,17 +142,28 @@ def prelude_offset(text: str, c: Columns) -> int:
             if pending is not None and depth <= base:
                 if pending == "runtime":
                     return end
-                if first_inc is None:
-                    first_inc = end
+                first_inc = end if first_inc is None else first_inc
                 pending = None
         elif word == "include":
-            spelled = text[en[k + 1]:end]
-            runtime = bool(re.search(r"cuda_runtime|hip_runtime|cuda\.h|<hip/", spelled))
-            if depth <= base:
-                if runtime:
-                    return end
-                if first_inc is None:
-                    first_inc = end
-            elif pending != "runtime":
-                pending = "runtime" if runtime else "include"
+            runtime = bool(re.search(r"cuda_runtime|hip_runtime|cuda\.h|<hip/", text[en[k + 1]:end]))
+            if depth > base:
+                pending = pending if pending == "runtime" else ("runtime" if runtime else "include")
+            elif runtime:
+                return end
+            elif first_inc is None:
+                first_inc = end
     return first_inc or 0
+
+
+def _directives(text: str, c: Columns) -> list[tuple[int, str, int]]:
+    """(token index of '#', directive word, offset after the directive's line) of each directive."""
+    tt, st, pp, n = c.texts, c.starts, c.pps, len(c)
+    out: list[tuple[int, str, int]] = []
+    for k in range(n - 1):
+        if tt[k] == "#" and pp[k] >= 0 and (k == 0 or pp[k - 1] != pp[k]):
+            line_end = text.find("\n", st[k + 1])
+            while line_end > 0 and text[line_end - 1] == "\\":
+                nxt = text.find("\n", line_end + 1)
+                line_end = nxt if nxt >= 0 else -1
+            out.append((k, tt[k + 1], len(text) if line_end < 0 else line_end + 1))
+    return out

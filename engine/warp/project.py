@@ -25,13 +25,13 @@ from ..discover import SKIP_DIRS
 from ..local_includes import quoted_includes, resolve_quoted
 from ..project.root import git_top
 
-# the facts type lives with Result/Hit: base must not import this module
-from .base import MAX_INCLUDERS, ProjectFacts
+# the facts type lives in facts.py: the checks call includer_uses through ProjectFacts, not by importing this
+from .facts import MAX_INCLUDERS, ProjectFacts
 from .lex import ID
 
 _MAX_BYTES = 4 << 20
 MAX_SCAN = 20000  # project source files looked at for includers of one header
-# a cheap superset of filelevel.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
+# a cheap superset of constants.collect_constants' warp-size constants (`#define WS 32`, `kWarp = 32`):
 # only a file that may define one has its includers read. As one regex over the whole text
 # (`\b\w*(?:warp|...)\w*<sep>32`) it retried every word at every start: 1.4 ms a file, most of a reopened
 # project's time. So each `32` is found first and only its line before it is searched (the name, the
@@ -104,19 +104,19 @@ def _read(path: str, _mtime: float) -> str | None:
 def _header_facts(path: str, mtime: float) -> tuple[frozenset[str], tuple[tuple[str, str, str], ...], frozenset[str]]:
     """The header's warp-size constants; its kernels that use warpSize with how they use the block's
     width and height (hostflow.kernel_width_reason, located as `name.h:line`); its device functions that
-    use the whole wavefront themselves or through their callees (roles.classify_functions)."""
+    use the whole wavefront themselves or through their callees (functions.classify_functions)."""
     text = _read(path, mtime)
     if text is None:
         return frozenset(), (), frozenset()
-    from .analyzer import Analyzer
+    from .facts import build_facts
+    from .hostflow import kernel_width_reason
 
-    an = Analyzer(text, (7, 0), False)
-    an.collect_constants()
-    an.classify_functions()
+    facts = build_facts(text, (7, 0), False)
+    tokens = facts.tokens
     where = f"{Path(path).name}:"
-    kernels = tuple((f.name, an.kernel_width_reason(f, "x", where), an.kernel_width_reason(f, "y", where))
-                    for f in an.funcs if f.kernel and "warpSize" in an.tx[f.body[0]:f.body[1]])
-    return frozenset(an.w32_consts), kernels, frozenset(an.wave_fns)
+    kernels = tuple((f.name, kernel_width_reason(tokens, f, "x", where), kernel_width_reason(tokens, f, "y", where))
+                    for f in tokens.functions if f.kernel and "warpSize" in tokens.texts[f.body[0]:f.body[1]])
+    return frozenset(facts.warp_size_constants), kernels, facts.wave_functions
 
 
 def _norm(path: Path) -> str:
@@ -192,12 +192,14 @@ def _project_includes(root: str) -> tuple[list[tuple[str, tuple[str, ...]]], boo
 def includer_uses(path: Path | None, text: str, names: frozenset[str], rocm: tuple[int, int],
                   wave32: bool) -> tuple[tuple[tuple[str, str, int, str], ...], bool]:
     """Uses of the warp-size constants `names` (defined in `path`) in the project files that include `path`:
-    (name, file relative to path's folder, line, role as roles.use_role sees it there); and whether every
+    (name, file relative to path's folder, line, role as roles.UseRoles sees it there); and whether every
     candidate file was looked at."""
     files, complete = includer_scope(path, text)
     if not files or not names or path is None:
         return (), complete
-    from .analyzer import Analyzer
+    from .analyzer import run_checks
+    from .facts import build_facts
+    from .roles import UseRoles
 
     me = _norm(path)
     out: list[tuple[str, str, int, str]] = []
@@ -208,11 +210,13 @@ def includer_uses(path: Path | None, text: str, names: frozenset[str], rocm: tup
         facts = project_facts(p, body)
         if me not in facts.headers:
             continue
-        an = Analyzer(body, rocm, wave32, dataclasses.replace(facts, path=""))  # its own includers: not read
-        an.run()
+        run = run_checks(build_facts(body, rocm, wave32, dataclasses.replace(facts, path="")))  # its own includers: not read
+        roles = UseRoles(run.facts, run.function_values)
+        tokens = run.facts.tokens
         rel = os.path.relpath(p, path.parent).replace(os.sep, "/")
-        for k, (x, kind) in enumerate(zip(an.tt, an.kd, strict=True)):
-            if x in names and kind == ID and an.tx[k - 1] not in (".", "->", "define", "ifdef", "ifndef",
-                                                                  "defined", "undef"):
-                out.append((x, rel, an.line(k), an.use_role(k, x)))
+        for k, kind in enumerate(tokens.kinds):
+            x = tokens.texts[k]
+            if x in names and kind == ID and tokens.texts[k - 1] not in (".", "->", "define", "ifdef", "ifndef",
+                                                                          "defined", "undef"):
+                out.append((x, rel, tokens.line(k), roles.role(k)))
     return tuple(out), complete

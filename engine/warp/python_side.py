@@ -10,7 +10,8 @@ import re
 import tokenize
 
 from .. import pyscan
-from .analyzer import Analyzer, Hit, Result
+from .analyzer import analyze_text
+from .hits import Hit, Result
 from .lex import ID, NUM, PUNCT, Tok
 from .prelude import Needs
 
@@ -44,7 +45,7 @@ def analyze_python(text: str, rocm: tuple[int, int], wave32: bool) -> list[Resul
             toks.append(Tok(kind, pt.string, s, e, -1))
     results: list[Result] = []
     if cuda_found:
-        res = Analyzer("".join(masked), rocm, wave32).run()
+        res = analyze_text("".join(masked), rocm, wave32)
         if res.prelude_at == 0 and first_content is not None:
             nl = text.find("\n", first_content)
             res.prelude_at = first_content if nl < 0 else nl + 1

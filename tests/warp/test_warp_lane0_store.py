@@ -1,4 +1,4 @@
-"""W64-24 (engine/warp/lane0.py): after a `__shfl_down` tree reduction only lane 0 of the shuffle group holds
+"""W64-24 (engine/warp/checks/lane0.py): after a `__shfl_down` tree reduction only lane 0 of the shuffle group holds
 the total, so an unguarded store of it by every lane to one address is a same-address race. Real code:
 HeCBench 49175104c simpleSpmv `vector_mv_csr` (kernels.cu:49; on the H200 under the wave64 oracle it failed
 5/5 runs as ported and passed 5/5 with only lane 0 storing). Pinned by the exact fix text and tier; the

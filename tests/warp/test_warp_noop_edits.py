@@ -27,8 +27,9 @@ from hipport.engine.pipeline import port
 from hipport.engine.source import Source
 from hipport.engine.translate.options import TranslateOptions
 from hipport.engine.warp import WarpOptions, analyze
-from hipport.engine.warp.analyzer import Analyzer, Hit
+from hipport.engine.warp.analyzer import analyze_text
 from hipport.engine.warp.build import changing_hits, noop_edit
+from hipport.engine.warp.hits import Hit
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus" / "warp"
@@ -89,7 +90,7 @@ def _noop_edits(path: Path) -> list[str]:
     text = path.read_text(errors="replace")
     out = []
     for rocm in ((5, 2), (7, 0)):
-        for h in Analyzer(text, rocm, False).run().hits:
+        for h in analyze_text(text, rocm, False).hits:
             for e in (h.w64 or []) + (h.port or []):
                 if noop_edit(text, e):
                     out.append(f"{path}:{text.count(chr(10), 0, e.start) + 1} {h.rule} {e.replacement!r}")

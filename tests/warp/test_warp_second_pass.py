@@ -1,6 +1,6 @@
 """The warp analysis follows values through a device function twice when a name is read before a later
 assignment gives it (a loop); it skips the second pass when no assignment reads a name assigned by itself
-or after it, since that pass could then learn nothing (device.reads_later_assignment). Both halves are
+or after it, since that pass could then learn nothing (checks/device.reads_later_assignment). Both halves are
 checked: a loop that needs the second pass still gets its finding, and skipping changes no value set and no
 hit on real code (the corpus, and HeCBench 49175104c's dev benchmarks when present)."""
 
@@ -12,8 +12,12 @@ from pathlib import Path
 import pytest
 
 from hipport.engine.source import Source
-from hipport.engine.warp import analyze, device
-from hipport.engine.warp.analyzer import Analyzer
+from hipport.engine.warp import analyze
+from hipport.engine.warp.analyzer import Run, run_checks
+from hipport.engine.warp.checks import device
+from hipport.engine.warp.checks.context import CopyBudget, DeviceFunction
+from hipport.engine.warp.facts import build_facts
+from hipport.engine.warp.hits import HitLog
 
 ROOT = Path(__file__).resolve().parents[2]
 HECBENCH = Path(os.environ.get("HIPPORT_HECBENCH", "/work/hecbench"))
@@ -40,29 +44,32 @@ def test_a_name_read_before_its_assignment_in_a_loop_is_followed(monkeypatch: py
         return {(f.rule, f.line) for f in analyze(Source.from_text(LOOP, "k.cu")).findings}
 
     assert ("W64-01", 6) in found() and ("W64-17", 12) in found()  # w is a lane id: known from pass two
-    monkeypatch.setattr(device.DeviceRules, "reads_later_assignment", lambda self, a, b: False)
+    monkeypatch.setattr(device, "reads_later_assignment", lambda fn, assigned: False)
     assert ("W64-17", 12) not in found()  # the case needs the second pass: this test would catch its loss
 
 
+def _reads_later_assignment(text: str) -> bool:
+    facts = build_facts(text, (7, 0), False)
+    (f,) = facts.tokens.functions
+    fn = DeviceFunction(facts, HitLog(), facts.function_values(), f, CopyBudget())
+    a, b = fn.body
+    assigned = [(k, e, facts.tokens.names(k + 2, e)) for _s, k, e in facts.tokens.assignments(a, b)]
+    return device.reads_later_assignment(fn, assigned)
+
+
 def test_the_second_pass_runs_only_when_a_later_assignment_is_read() -> None:
-    an = Analyzer(LOOP.replace("w = lane;\n        lane", "lane"), (7, 0), False)
-    an.run()
-    (f,) = an.funcs
-    assert not an.reads_later_assignment(f.body[0] + 1, f.body[1])
-    an = Analyzer(LOOP, (7, 0), False)
-    an.run()
-    (f,) = an.funcs
-    assert an.reads_later_assignment(f.body[0] + 1, f.body[1])
+    assert not _reads_later_assignment(LOOP.replace("w = lane;\n        lane", "lane"))
+    assert _reads_later_assignment(LOOP)
 
 
 def _state(text: str, always: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
     with monkeypatch.context() as m:
         if always:
-            m.setattr(device.DeviceRules, "reads_later_assignment", lambda self, a, b: True)
-        an = Analyzer(text, (7, 0), False)
-        an.run()
-    return ({k: tuple(sorted(s) for s in v) for k, v in an.fn_state.items()},
-            [(h.rule, h.anchor, h.key, h.message) for h in an.hits])
+            m.setattr(device, "reads_later_assignment", lambda fn, assigned: True)
+        run: Run = run_checks(build_facts(text, (7, 0), False))
+    return ({k: tuple(sorted(s) for s in (v.thread_ids, v.global_ids, v.lane_ids, v.lane32_ids, v.warp_ids,
+                                          v.ballots)) for k, v in run.function_values.items()},
+            [(h.rule, h.anchor, h.key, h.message) for h in run.log.hits])
 
 
 def _sources() -> list[Path]:

@@ -533,14 +533,16 @@ def translate_text(
                     msg += no_shim_hint
             elif name in shims.REWRITTEN_MEMBERS:
                 mrw = shims.member_rewrite(toks, i)
+                if mrw is None:
+                    continue  # HIP's own member does what CUDA's does
                 if isinstance(mrw, str):
                     msg += f"; no exact replacement here: {mrw}"
                 elif options.shims:
-                    a, b, text_ = mrw
-                    edit(a, b, text_, "shim", f"{name} -> {text_}")
-                    replaced.add(name)
-                    rep(ReportKind.INFO, name, s, e, f"{name}: replaced by {text_} (exact for a tile partitioned "
-                        "from the thread block; --no-shims leaves it)")
+                    edit(mrw.start, mrw.end, mrw.text, "shim", f"{name} -> {mrw.text}")
+                    if mrw.shim is not None:
+                        shims_needed.setdefault(mrw.shim.guard, mrw.shim)
+                    replaced.add(mrw.label)
+                    rep(ReportKind.INFO, name, s, e, f"{name}: replaced by {mrw.shown} ({mrw.why}; --no-shims leaves it)")
                     continue
                 else:
                     msg += no_shim_hint

@@ -26,6 +26,7 @@ namespace cg = cooperative_groups;
 void CUDART_CB done(cudaStream_t s, cudaError_t e, void* data) { *static_cast<int*>(data) = 1; }
 
 struct Big { int v[64]; };
+struct Pair { uint4 a; float b; };
 __global__ void by_value(const __grid_constant__ Big big, int* out) { out[threadIdx.x] = big.v[threadIdx.x]; }
 
 __global__ void groups(int* out, unsigned* c, float* f) {
@@ -37,6 +38,11 @@ __global__ void groups(int* out, unsigned* c, float* f) {
   unsigned x = cg::reduce(w, c[threadIdx.x], cg::bit_or<unsigned>()) ^ cg::reduce(q, 1u, cg::bit_and<unsigned>())
       ^ cg::reduce(q, 2u, cg::bit_xor<unsigned>());
   int lo = cg::reduce(w, s, cg::less<int>());
+  uint4 v = make_uint4(s, lo, 1, 2);
+  v = w.shfl_xor(v, 1);
+  Pair pr = {v, m};
+  pr = q.shfl_down(pr, 2);
+  s += (int)(pr.a.x + pr.b);
   if (w.thread_rank() == 0) out[w.meta_group_rank()] = s + lo + (int)m + x + w.meta_group_size() + q.meta_group_rank();
 }
 
@@ -99,6 +105,7 @@ MISSING = {n: rf"\b{n}\b" for n in (
     "atomicAdd_block", "atomicMax_block", "atomicCAS_block", "hipHostAlloc", "hipHostGetDevicePointer",
     "hipMallocPitch", "hipStreamWaitEvent", "__grid_constant__", "__fadd_rd", "__dsqrt_rz", "hipMemAdvise",
     "hipMemPrefetchAsync")}
+MISSING["tile.shfl"] = r"Neither an integer or float type"  # HIP's tile shuffle of uint4 and of a struct
 MISSING["CUDART_CB"] = r"variable has incomplete type 'void'"  # `void CUDART_CB done(...)` reads as a variable
 MISSING["min"] = r"call to 'min' is ambiguous"  # unsigned against a coordinate proxy
 MISSING["max"] = r"call to 'max' is ambiguous"  # a coordinate proxy against unsigned

@@ -164,3 +164,42 @@ def test_collapsed_overloads_compile(tmp_path: Path) -> None:
     port.write_text("\n".join(x for x in port.read_text().splitlines() if "hipport" not in x or "#include" in x))
     p = hipcc(port)
     assert p.returncode != 0 and "redefinition of '_cudaGetErrorEnum'" in p.stderr
+
+
+DRV_ERRORS = """#include <cuda.h>
+#include <cstdio>
+#include <cstring>
+int main() {
+  const char* s = nullptr;
+  const char* n = nullptr;
+  CUresult known = cuGetErrorString(CUDA_ERROR_INVALID_VALUE, &s);
+  CUresult named = cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &n);
+  printf("known %d %d %d %d\\n", known, named, strcmp(s, cudaGetErrorString(cudaErrorInvalidValue)),
+         strcmp(n, cudaGetErrorName(cudaErrorInvalidValue)));
+  CUresult unknown = cuGetErrorString((CUresult)12345, &s);
+  CUresult unnamed = cuGetErrorName((CUresult)12345, &n);
+  printf("unknown %d %d %d %d\\n", unknown, unnamed, strcmp(s, cudaGetErrorString(cudaErrorUnknown)),
+         strcmp(n, cudaGetErrorName(cudaErrorUnknown)));
+  printf("the unknown error %d %d\\n", cuGetErrorString(CUDA_ERROR_UNKNOWN, &s), cuGetErrorName(CUDA_ERROR_UNKNOWN, &n));
+  printf("null %d %d\\n", cuGetErrorString(CUDA_SUCCESS, nullptr), cuGetErrorName(CUDA_SUCCESS, nullptr));
+  return 0;
+}
+"""
+
+
+def test_driver_error_strings_do_what_later_hip_does(tmp_path: Path) -> None:
+    """cuGetErrorString/cuGetErrorName on HIP 5.2 (hipDrvGetError* arrive in ROCm 5.4), run on the host (no
+    GPU needed): the runtime's strings, hipErrorInvalidValue (1) for a code it does not know or a null pointer,
+    as ROCm/clr's hipDrvGetErrorString/Name return."""
+    (tmp_path / "a.cpp").write_text(DRV_ERRORS)
+    p = subprocess.run([HIPPORT, "convert", "a.cpp", "-o", "b.cpp", "--rocm", "5.2", "--ast", "off"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "#define HIPPORT_SHIM_DRV_ERROR_STRINGS" in (tmp_path / "b.cpp").read_text()
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    b = subprocess.run(["hipcc", "b.cpp", "-o", "b"], cwd=tmp_path, capture_output=True, text=True, env=env,
+                       timeout=600)
+    assert b.returncode == 0, b.stderr[-3000:]
+    r = subprocess.run([str(tmp_path / "b")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["known 0 0 0 0", "unknown 1 1 0 0", "the unknown error 0 0", "null 1 1"]

@@ -118,6 +118,18 @@ def test_tile_shuffles_of_vector_types_and_structs_go_through_ints() -> None:
          (13, ReportKind.UNSUPPORTED)]
 
 
+def test_driver_error_strings_before_rocm_5_4() -> None:
+    src = ("#include <cuda.h>\nconst char* f(CUresult e) {\n  const char* s;\n  cuGetErrorString(e, &s);\n"
+           "  cuGetErrorName(e, &s);\n  return s;\n}\n")
+    out, t = run(src)
+    assert out.count("#define HIPPORT_SHIM_DRV_ERROR_STRINGS\n") == 1 and "cuGetErrorString(e, &s);" in out
+    assert set(kinds(t, "cuGetErrorString") + kinds(t, "cuGetErrorName")) == {ReportKind.INFO}
+    out, t = run(src, rocm=(5, 4))  # HIP's own functions from ROCm 5.4
+    assert "HIPPORT_SHIM" not in out and "hipDrvGetErrorString(e, &s);" in out and "hipDrvGetErrorName(e, &s);" in out
+    out, t = run(src, shims=False)
+    assert kinds(t, "cuGetErrorString") == [ReportKind.NEEDS_NEWER_ROCM]
+
+
 def test_device_functions_and_atomics_hip_lacks() -> None:
     src = ("__global__ void k(unsigned* c, long long* l) {\n  c[0] = umax(c[1], c[2]);\n"
            "  atomicInc_system(c, 4u); atomicDec_system(c, 4u);\n  atomicAdd_block(l, 1ll); atomicCAS_block(c, 1u, 2u);\n"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import shims
+from . import mem_location, shims
 from .config import parse_rocm
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
 from .edits import Edit
@@ -298,6 +298,20 @@ def translate_text(
         return None if sp(i) in shim_decls or sp(i) in options.project_names else sh
 
     no_shim_hint = "; hipport inserts an exact replacement unless --no-shims is given"
+
+    def apply_rewrite(name: str, s: int, e: int, rw: shims.MemberRewrite | str, msg: str) -> str | None:
+        """Make the exact rewrite `rw` of the use of `name` at [s, e) (None: done), or return the report
+        message `msg` saying why not (`rw` is the reason) or that --no-shims left it."""
+        if isinstance(rw, str):
+            return msg + f"; no exact replacement here: {rw}"
+        if not options.shims:
+            return msg + no_shim_hint
+        edit(rw.start, rw.end, rw.text, "shim", f"{name} -> {rw.text}")
+        if rw.shim is not None:
+            shims_needed.setdefault(rw.shim.guard, rw.shim)
+        replaced.add(rw.label)
+        rep(ReportKind.INFO, name, s, e, f"{name}: replaced by {rw.shown} ({rw.why}; --no-shims leaves it)")
+        return None
     device_code: list[bool] = []
 
     def has_device_code() -> bool:
@@ -440,6 +454,11 @@ def translate_text(
             assert rkind is not None
             if dead and any(a <= i < b for a, b in dead):
                 continue
+            if name == mem_location.HOST:  # a host cudaMemLocation (engine/mem_location.py)
+                left = apply_rewrite(name, starts[i], ends[i], mem_location.host_rewrite(toks, i), msg)
+                if left is None:
+                    continue
+                msg = left
             sh = shim_for(shims.get(name, "call"), i)
             if sh is not None and sp(next_sig(i)) == "(":
                 if options.shims:
@@ -533,19 +552,10 @@ def translate_text(
                     msg += no_shim_hint
             elif name in shims.REWRITTEN_MEMBERS:
                 mrw = shims.member_rewrite(toks, i)
-                if mrw is None:
-                    continue  # HIP's own member does what CUDA's does
-                if isinstance(mrw, str):
-                    msg += f"; no exact replacement here: {mrw}"
-                elif options.shims:
-                    edit(mrw.start, mrw.end, mrw.text, "shim", f"{name} -> {mrw.text}")
-                    if mrw.shim is not None:
-                        shims_needed.setdefault(mrw.shim.guard, mrw.shim)
-                    replaced.add(mrw.label)
-                    rep(ReportKind.INFO, name, s, e, f"{name}: replaced by {mrw.shown} ({mrw.why}; --no-shims leaves it)")
-                    continue
-                else:
-                    msg += no_shim_hint
+                left = None if mrw is None else apply_rewrite(name, s, e, mrw, msg)
+                if left is None:
+                    continue  # rewritten, or HIP's own member does what CUDA's does
+                msg = left
             rep(ReportKind(kind), name, s, e, msg, "", since)
             out.count("unconverted")
 

@@ -87,6 +87,10 @@ int main() {
   cudaMemLocation loc; loc.type = cudaMemLocationTypeDevice; loc.id = 0;
   cudaMemAdvise(dev, 64, cudaMemAdviseSetReadMostly, loc);
   cudaMemPrefetchAsync(dev, 64, loc, 0, s);
+  cudaMemLocation cpu;
+  cpu.type = cudaMemLocationTypeHost;
+  cudaMemPrefetchAsync(dev, 64, cpu, 0, s);
+  cudaMemAdvise(dev, 64, cudaMemAdviseSetPreferredLocation, cpu);
   int flag = 0;
   cudaStreamAddCallback(s, done, &flag, 0);
   Big big = {};
@@ -104,7 +108,7 @@ MISSING = {n: rf"\b{n}\b" for n in (
     "reduce", "meta_group_rank", "meta_group_size", "umin", "umax", "atomicInc_system", "atomicDec_system",
     "atomicAdd_block", "atomicMax_block", "atomicCAS_block", "hipHostAlloc", "hipHostGetDevicePointer",
     "hipMallocPitch", "hipStreamWaitEvent", "__grid_constant__", "__fadd_rd", "__dsqrt_rz", "hipMemAdvise",
-    "hipMemPrefetchAsync")}
+    "hipMemPrefetchAsync", "cudaMemLocationTypeHost")}
 MISSING["tile.shfl"] = r"Neither an integer or float type"  # HIP's tile shuffle of uint4 and of a struct
 MISSING["CUDART_CB"] = r"variable has incomplete type 'void'"  # `void CUDART_CB done(...)` reads as a variable
 MISSING["min"] = r"call to 'min' is ambiguous"  # unsigned against a coordinate proxy

@@ -16,10 +16,11 @@ translate_parts.py; the public names stay importable from here.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import Any
 
-from . import mem_location, shims
+from . import name_rewrites, shims
 from .config import parse_rocm
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, LITERAL, Tokens, declared_names, directive_spans, tokenize
 from .edits import Edit
@@ -454,9 +455,13 @@ def translate_text(
             assert rkind is not None
             if dead and any(a <= i < b for a, b in dead):
                 continue
-            if name == mem_location.HOST:  # a host cudaMemLocation (engine/mem_location.py)
-                left = apply_rewrite(name, starts[i], ends[i], mem_location.host_rewrite(toks, i), msg)
+            name_rewrite = name_rewrites.REWRITES.get(name)  # decided by the code around the name
+            if name_rewrite is not None:
+                nrw = name_rewrite(toks, i)
+                left = apply_rewrite(name, starts[i], ends[i], nrw, msg)
                 if left is None:
+                    assert not isinstance(nrw, str)
+                    dead.append((i, bisect.bisect_left(starts, nrw.end)))  # names it replaced are not reported
                     continue
                 msg = left
             sh = shim_for(shims.get(name, "call"), i)

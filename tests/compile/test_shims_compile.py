@@ -207,3 +207,24 @@ def test_driver_error_strings_do_what_later_hip_does(tmp_path: Path) -> None:
     r = subprocess.run([str(tmp_path / "b")], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["known 0 0 0 0", "unknown 1 1 0 0", "the unknown error 0 0", "null 1 1"]
+
+
+ORDERING = """#include <curand.h>
+curandStatus_t quasi(float* d, size_t n) {
+  curandGenerator_t q;
+  curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32);
+  curandSetQuasiRandomGeneratorDimensions(q, 2);
+  curandStatus_t r = curandSetGeneratorOrdering(q, CURAND_ORDERING_QUASI_DEFAULT);
+  if (r != CURAND_STATUS_SUCCESS) return r;
+  return curandGenerateUniform(q, d, n);
+}
+"""
+
+
+def test_quasi_default_ordering_compiles_before_hiprand_has_it(tmp_path: Path) -> None:
+    """hipRAND has no ordering call before ROCm 6.2: the default ordering of a fresh quasirandom generator
+    is the success it returns under cuRAND (engine/name_rewrites.py); --no-shims leaves the call, which fails."""
+    (tmp_path / "a.cu").write_text(ORDERING)
+    assert hipcc(convert(tmp_path, "a.hip")).returncode == 0
+    plain = hipcc(convert(tmp_path, "plain.hip", "--no-shims"))
+    assert plain.returncode != 0 and "CURAND_ORDERING_QUASI_DEFAULT" in plain.stderr

@@ -1,4 +1,4 @@
-"""A host cudaMemLocation on a HIP without hipMemLocationTypeHost (engine/mem_location.py, issue 20):
+"""A host cudaMemLocation on a HIP without hipMemLocationTypeHost (engine/name_rewrites.py, issue 20):
 stored as the device number hipCpuDeviceId where only cudaMemPrefetchAsync/cudaMemAdvise read the
 struct, reported at the line otherwise. (Compiled in tests/compile/test_shims_compile.py.)"""
 
@@ -45,3 +45,31 @@ def test_without_shims_or_from_rocm_7_1_nothing_is_rewritten() -> None:
     assert reports(t) == [(4, ReportKind.NEEDS_NEWER_ROCM), (10, ReportKind.NEEDS_NEWER_ROCM)]
     out, t = run(SRC, rocm=(7, 1))
     assert "hipCpuDeviceId" not in out and out.count("h.type = hipMemLocationTypeHost;") == 2
+
+
+ORDERING = ("void f(float* d, int n, bool big) {\n  curandGenerator_t q;\n"
+            "  if (big) curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL64);\n"
+            "  else curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32);\n"
+            "  curandSetQuasiRandomGeneratorDimensions(q, 2);\n"
+            "  curandStatus_t r = curandSetGeneratorOrdering(q, CURAND_ORDERING_QUASI_DEFAULT);\n"
+            "  curandGenerateUniform(q, d, n);\n  curandSetGeneratorOrdering(q, CURAND_ORDERING_QUASI_DEFAULT);\n"
+            "  curandGenerator_t p;\n  curandCreateGenerator(&p, CURAND_RNG_PSEUDO_XORWOW);\n"
+            "  curandSetGeneratorOrdering(p, CURAND_ORDERING_QUASI_DEFAULT);\n}\n")
+
+
+def test_the_default_ordering_of_a_fresh_quasirandom_generator_is_success() -> None:
+    out, t = run(ORDERING)
+    assert "curandStatus_t r = ((void)q, HIPRAND_STATUS_SUCCESS);" in out.replace("hiprandStatus_t", "curandStatus_t")
+    got = [(r.line, r.name, r.kind) for r in t.reports if r.name.startswith(("curandSetGeneratorOrdering", "CURAND_ORD"))]
+    assert got == [(6, "curandSetGeneratorOrdering", ReportKind.INFO),  # its argument went with it
+                   (8, "curandSetGeneratorOrdering", ReportKind.NEEDS_NEWER_ROCM),
+                   (8, "CURAND_ORDERING_QUASI_DEFAULT", ReportKind.NEEDS_NEWER_ROCM),
+                   (11, "curandSetGeneratorOrdering", ReportKind.NEEDS_NEWER_ROCM),
+                   (11, "CURAND_ORDERING_QUASI_DEFAULT", ReportKind.NEEDS_NEWER_ROCM)]
+    why = {r.line: r.message for r in t.reports if r.name == "curandSetGeneratorOrdering"}
+    assert "`q` has generated numbers before this call" in why[8]
+    assert "`p` is set other than by curandCreateGenerator(&p, CURAND_RNG_QUASI_...)" in why[11]
+    out, t = run(ORDERING, shims=False)
+    assert "HIPRAND_STATUS_SUCCESS)" not in out
+    out, t = run(ORDERING, rocm=(6, 2))  # hipRAND's own call
+    assert out.count("hiprandSetGeneratorOrdering(") == 3

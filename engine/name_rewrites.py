@@ -1,5 +1,6 @@
 """Exact rewrites of a CUDA name the target HIP lacks, decided by the code around it (the table
-reports the name otherwise). `REWRITES`: name -> its rewrite (a shims.MemberRewrite, or why not).
+reports the name otherwise). `REWRITES`: name -> its rewrite (a shims.MemberRewrite), or why not, or
+None where the use is not the pattern the rewrite is for (the report stays as it is).
 
 A host `cudaMemLocation` (hipMemLocationTypeHost arrives in ROCm 7.1; HIP 5.2 has Invalid and Device
 only). CUDA 12.2+ code writes `cudaMemLocation loc; loc.type = cudaMemLocationTypeHost;` and passes
@@ -99,13 +100,13 @@ def _location_argument(sp: list[str], pairs: dict[int, int], k: int) -> bool:
 SET_ORDERING = "curandSetGeneratorOrdering"
 
 
-def ordering_rewrite(toks: Tokens, i: int) -> MemberRewrite | str:
+def ordering_rewrite(toks: Tokens, i: int) -> MemberRewrite | str | None:
     """The rewrite of `curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT)` at token `i`, or why
-    there is none."""
+    there is none (None: another call, such as a pseudorandom ordering, which only hipRAND 6.2 has)."""
     sp = toks.spellings()
     if not (sp[i + 1:i + 6:2] == ["(", ",", ")"] and toks.kinds[i + 2] == IDENT
             and sp[i + 4] == "CURAND_ORDERING_QUASI_DEFAULT"):
-        return "not a call `curandSetGeneratorOrdering(generator, CURAND_ORDERING_QUASI_DEFAULT)`"
+        return None
     g = sp[i + 2]
     decl = _declaration(sp, "curandGenerator_t", g, i)
     if decl is None:
@@ -130,7 +131,7 @@ def ordering_rewrite(toks: Tokens, i: int) -> MemberRewrite | str:
                          "from creation: cuRAND changes nothing and returns success", f"{SET_ORDERING}(quasi)")
 
 
-REWRITES: dict[str, Callable[[Tokens, int], MemberRewrite | str]] = {
+REWRITES: dict[str, Callable[[Tokens, int], MemberRewrite | str | None]] = {
     HOST: host_rewrite,
     SET_ORDERING: ordering_rewrite,
 }

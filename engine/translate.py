@@ -458,9 +458,9 @@ def translate_text(
             name_rewrite = name_rewrites.REWRITES.get(name)  # decided by the code around the name
             if name_rewrite is not None:
                 nrw = name_rewrite(toks, i)
-                left = apply_rewrite(name, starts[i], ends[i], nrw, msg)
+                left = msg if nrw is None else apply_rewrite(name, starts[i], ends[i], nrw, msg)
                 if left is None:
-                    assert not isinstance(nrw, str)
+                    assert nrw is not None and not isinstance(nrw, str)
                     dead.append((i, bisect.bisect_left(starts, nrw.end)))  # names it replaced are not reported
                     continue
                 msg = left

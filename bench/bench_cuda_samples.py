@@ -80,7 +80,7 @@ LIBRARIES: list[tuple[str, str]] = [
 ]
 
 # first-error classes (regex over the error line; first match wins)
-ENVIRONMENT = "environment: omp.h (Debian's hipcc needs libomp-dev for -fopenmp)"
+ENVIRONMENT = "environment: omp.h (Debian's hipcc needs libomp-15-dev for -fopenmp: scripts/install-system-deps.sh)"
 CLASSES: list[tuple[str, str]] = [
     (ENVIRONMENT, r"'omp\.h' file not found"),
     ("cooperative-groups features HIP lacks", r"cooperative_groups|meta_group_|thread_block_tile|tiled_partition"),

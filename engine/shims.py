@@ -15,6 +15,7 @@ Row fields:
   (a macro such as CUDART_CB), `feature` a use engine/cuda_features.py finds (cg::reduce and its
   operators, `__grid_constant__`),
   `include` an `#include` of the header `trigger` (it becomes `replace_header`).
+  `member` the helper block a member-call rewrite calls (`member_rewrite`; the trigger names it).
 - guard: the `#ifndef` guard of the inserted block; rows sharing a guard share one block.
 - hip_since: the HIP release that has it ("" = none known): from that target on nothing is inserted.
 - label: the name the convert summary lists ("" = the trigger).
@@ -23,7 +24,9 @@ Row fields:
 from __future__ import annotations
 
 import functools
+import itertools
 import os
+import re
 from dataclasses import dataclass
 
 from .cxx.brackets import scan_to
@@ -198,7 +201,21 @@ def not_exact(toks: Tokens, i: int, sh: Shim) -> str:
     return ""
 
 
-REWRITTEN_MEMBERS = frozenset({"meta_group_rank", "meta_group_size"})
+_SHUFFLES = frozenset({"shfl", "shfl_up", "shfl_down", "shfl_xor"})
+REWRITTEN_MEMBERS = frozenset({"meta_group_rank", "meta_group_size", *_SHUFFLES})
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRewrite:
+    """A member call rewritten: str span [start, end) and its replacement text, the call as the report
+    shows it, why it is exact, the name the convert summary lists, and the shim block it calls (if any)."""
+    start: int
+    end: int
+    text: str
+    shown: str
+    why: str
+    label: str
+    shim: Shim | None = None
 
 
 def _tile_of(toks: Tokens, name: str, before: int, depth: int = 0) -> tuple[str, str | None] | str:
@@ -246,12 +263,19 @@ def _tile_of(toks: Tokens, name: str, before: int, depth: int = 0) -> tuple[str,
     return f"the parent group of `{name}` is neither the thread block nor a tile of it"
 
 
-def member_rewrite(toks: Tokens, i: int) -> tuple[int, int, str] | str:
-    """For `tile.meta_group_rank()` / `tile.meta_group_size()` at token `i` (the member name): the
-    str span of the whole call and its replacement, an expression over the thread block (HIP's tiles
-    before ROCm 5.7 do not record their parent); or why there is none. Exact for a tile partitioned
-    from the thread block (rank in the block / N, ceil(block size / N)) or from such a tile of P
-    threads ((rank % P) / N, P / N): HIP, like CUDA, lays tiles over the block's linear thread rank."""
+def member_rewrite(toks: Tokens, i: int) -> MemberRewrite | str | None:
+    """The rewrite of the member call at token `i` (a name in REWRITTEN_MEMBERS); a string says why
+    there is none (reported); None: HIP's own member does what CUDA's does (nothing to change)."""
+    if toks.spelling(i) in _SHUFFLES:
+        return _shuffle_rewrite(toks, i)
+    return _meta_group_rewrite(toks, i)
+
+
+def _meta_group_rewrite(toks: Tokens, i: int) -> MemberRewrite | str:
+    """`tile.meta_group_rank()` / `tile.meta_group_size()` as an expression over the thread block (HIP's
+    tiles before ROCm 5.7 do not record their parent). Exact for a tile partitioned from the thread
+    block (rank in the block / N, ceil(block size / N)) or from such a tile of P threads ((rank % P) / N,
+    P / N): HIP, like CUDA, lays tiles over the block's linear thread rank."""
     sp = toks.spelling
     if not (i >= 2 and sp(i - 1) in (".", "->") and toks.kinds[i - 2] == _IDENT
             and i + 2 < len(toks) and sp(i + 1) == "(" and sp(i + 2) == ")"):
@@ -266,4 +290,89 @@ def member_rewrite(toks: Tokens, i: int) -> tuple[int, int, str] | str:
         text = f"({rank} / ({n}))"
     else:
         text = (f"(({block}.size() + ({n}) - 1) / ({n}))" if parent is None else f"(({parent}) / ({n}))")
-    return toks.starts[i - 2], toks.ends[i + 2], text
+    return MemberRewrite(toks.starts[i - 2], toks.ends[i + 2], text, text,
+                         "exact for a tile partitioned from the thread block", sp(i))
+
+
+# CUDA's vector and half types: HIP's counterparts are structs, which HIP's tile shuffles refuse
+_VECTOR_TYPE = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|__half2?|half2?"
+                          r"|__nv_bfloat162?")
+
+
+def _shuffle_rewrite(toks: Tokens, i: int) -> MemberRewrite | str | None:
+    """`tile.shfl*(value, ...)` where `value` is of a CUDA vector type or a struct the file defines (a
+    variable, or a member of a struct variable, whose declaration is in the file): CUDA shuffles such
+    values as ints (cooperative_groups/details/helpers.h), HIP's tile shuffles take integer and floating
+    types only, so the call goes to hipport's helper (mapping/shims/tile_shfl.h), which shuffles the
+    ints through HIP's member. None for any other value (HIP's member takes it, or hipport cannot see
+    its type); a string when the group is not a thread_block_tile the file declares."""
+    sp = toks.spelling
+    if not (i >= 2 and sp(i - 1) == "." and toks.kinds[i - 2] == _IDENT and sp(i + 1) == "("):
+        return None
+    value_type = _argument_type(toks, i + 2)
+    if value_type is None or not (_VECTOR_TYPE.fullmatch(value_type) or _struct_body(toks, value_type)):
+        return None
+    group = sp(i - 2)
+    decl = _declaration(toks, group, i - 2)
+    words = [sp(k) for k in range(*decl)] if decl else []
+    if "thread_block_tile" not in words and not any(
+            w == "tiled_partition" and nxt == "<" for w, nxt in itertools.pairwise(words)):
+        return (f"`{group}` is not declared here as a thread_block_tile (HIP's groups shuffle integer and "
+                f"floating types only; `{value_type}` is neither)")
+    return MemberRewrite(toks.starts[i - 2], toks.ends[i + 1], f"hipport_tile_{sp(i)}({group}, ",
+                         f"hipport_tile_{sp(i)}({group}, ...)", f"a `{value_type}` shuffled as ints, as CUDA does", "tile shuffles of other types",
+                         get("tile.shfl", "member"))
+
+
+def _argument_type(toks: Tokens, j: int) -> str | None:
+    """The type name of the call argument starting at token `j` when it is `v` or `s.m` and the file
+    declares `v` (or `s`, and the struct with member `m`)."""
+    sp = toks.spelling
+    if toks.kinds[j] != _IDENT:
+        return None
+    if sp(j + 1) == ",":
+        return _declared_type(toks, sp(j), j)
+    if sp(j + 1) == "." and toks.kinds[j + 2] == _IDENT and sp(j + 3) == ",":
+        outer = _declared_type(toks, sp(j), j)
+        body = _struct_body(toks, outer) if outer else None
+        return _member_type(toks, body, sp(j + 2)) if body else None
+    return None
+
+
+def _declared_type(toks: Tokens, name: str, before: int) -> str | None:
+    """The last identifier of the type in the declaration of `name` before token `before`."""
+    decl = _declaration(toks, name, before)
+    if decl is None:
+        return None
+    names = []
+    for k in range(*decl):
+        if toks.spelling(k) == name:
+            break
+        if toks.kinds[k] == _IDENT:
+            names.append(toks.spelling(k))
+    return names[-1] if names else None
+
+
+def _struct_body(toks: Tokens, name: str) -> tuple[int, int] | None:
+    """Token range inside the braces of `struct name { ... }` / `class name { ... }` in the file."""
+    sp = toks.spelling
+    for k in range(1, len(toks) - 1):
+        if sp(k) == name and sp(k - 1) in ("struct", "class") and sp(k + 1) == "{":
+            depth = 0
+            for e in range(k + 1, len(toks)):
+                depth += {"{": 1, "}": -1}.get(sp(e), 0)
+                if depth == 0:
+                    return k + 2, e
+    return None
+
+
+def _member_type(toks: Tokens, body: tuple[int, int], member: str) -> str | None:
+    """The type name of data member `member` in a struct body: the statement `T a, member, b;`."""
+    sp = toks.spelling
+    start = body[0]
+    for k in range(body[0], body[1]):
+        if sp(k) in (";", "{", "}"):
+            start = k + 1
+        elif sp(k) == member and (k - 1 == start or sp(k - 1) in (",", "*", "&")) and toks.kinds[start] == _IDENT:
+            return sp(start)
+    return None

@@ -59,23 +59,12 @@ def cuda_features(st: TranslationState) -> None:
                 msg += NO_SHIM_HINT
         elif name in shims.REWRITTEN_MEMBERS:
             mrw = shims.member_rewrite(v.toks, i)
-            if isinstance(mrw, str):
-                msg += f"; no exact replacement here: {mrw}"
-            elif st.options.shims:
-                _rewrite_member(st, name, s, e, mrw)
-                continue
-            else:
-                msg += NO_SHIM_HINT
+            left = None if mrw is None else st.apply_rewrite(name, s, e, mrw, msg)
+            if left is None:
+                continue  # rewritten, or HIP's own member does what CUDA's does
+            msg = left
         st.out.report(ReportKind(kind), name, s, e, msg, "", since)
         st.out.count("unconverted")
-
-
-def _rewrite_member(st: TranslationState, name: str, s: int, e: int, mrw: tuple[int, int, str]) -> None:
-    a, b, text = mrw
-    st.out.edit(a, b, text, "shim", f"{name} -> {text}")
-    st.shims.replaced.add(name)
-    st.out.report(ReportKind.INFO, name, s, e, f"{name}: replaced by {text} (exact for a tile partitioned "
-                  "from the thread block; --no-shims leaves it)")
 
 
 def struct_members(st: TranslationState) -> None:

@@ -5,6 +5,8 @@ Calls whose arguments change too are collected and rewritten at the end (call_ar
 
 from __future__ import annotations
 
+import bisect
+
 from .. import bf16, shims
 from ..cxx.lexer import IDENT, KEYWORD, declared_names
 from ..model import ReportKind
@@ -20,6 +22,7 @@ from .decisions import (
     unlisted_kind,
 )
 from .inline_asm import translate_asm
+from .name_rewrites import REWRITES
 from .state import MEMBER_OR_SCOPE, NO_SHIM_HINT, TranslationState
 from .tables import ARG_REWRITES, ARG_REWRITES_HIP_ONLY, OVERLOADS
 
@@ -165,6 +168,15 @@ class NamePass:
             return
         s, e = v.toks.starts[i], v.toks.ends[i]
         msg = dec.message
+        name_rewrite = REWRITES.get(name)  # decided by the code around the name
+        if name_rewrite is not None:
+            nrw = name_rewrite(v.toks, i)
+            left = msg if nrw is None else st.apply_rewrite(name, s, e, nrw, msg)
+            if left is None:
+                assert nrw is not None and not isinstance(nrw, str)
+                st.dead_branches.append((i, bisect.bisect_left(v.toks.starts, nrw.end)))  # names it replaced: no report
+                return
+            msg = left
         sh = st.shims.usable(shims.get(name, "call"), v, i, st.options)
         if sh is not None and v.sp(v.toks.next_sig(i)) == "(":
             if st.options.shims:

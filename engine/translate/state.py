@@ -19,6 +19,7 @@ from ..edits import Edit
 from ..mapping import Mapping
 from ..model import Report, ReportKind
 from ..ppcond import inactive_tokens
+from ..shims import MemberRewrite
 from .decisions import Decision
 from .options import TranslateOptions
 
@@ -130,6 +131,20 @@ class TranslationState:
     used_in_code: bool = False           # a CUDA name translated outside preprocessor lines
     dead_branches: list[tuple[int, int]] = field(default_factory=list)  # token ranges dropped for lacking names
     _device_code: bool | None = None
+
+    def apply_rewrite(self, name: str, s: int, e: int, rw: MemberRewrite | str, msg: str) -> str | None:
+        """Make the exact rewrite `rw` of the use of `name` at [s, e) (None: done), or return the report
+        message `msg` saying why not (`rw` is the reason) or that --no-shims left it."""
+        if isinstance(rw, str):
+            return msg + f"; no exact replacement here: {rw}"
+        if not self.options.shims:
+            return msg + NO_SHIM_HINT
+        self.out.edit(rw.start, rw.end, rw.text, "shim", f"{name} -> {rw.text}")
+        if rw.shim is not None:
+            self.shims.needed.setdefault(rw.shim.guard, rw.shim)
+        self.shims.replaced.add(rw.label)
+        self.out.report(ReportKind.INFO, name, s, e, f"{name}: replaced by {rw.shown} ({rw.why}; --no-shims leaves it)")
+        return None
 
     def has_device_code(self) -> bool:
         """A CUDA file, or one with device code (min/max overloads are not for plain C++ files)."""

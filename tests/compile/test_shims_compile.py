@@ -26,6 +26,7 @@ namespace cg = cooperative_groups;
 void CUDART_CB done(cudaStream_t s, cudaError_t e, void* data) { *static_cast<int*>(data) = 1; }
 
 struct Big { int v[64]; };
+struct Pair { uint4 a; float b; };
 __global__ void by_value(const __grid_constant__ Big big, int* out) { out[threadIdx.x] = big.v[threadIdx.x]; }
 
 __global__ void groups(int* out, unsigned* c, float* f) {
@@ -37,6 +38,11 @@ __global__ void groups(int* out, unsigned* c, float* f) {
   unsigned x = cg::reduce(w, c[threadIdx.x], cg::bit_or<unsigned>()) ^ cg::reduce(q, 1u, cg::bit_and<unsigned>())
       ^ cg::reduce(q, 2u, cg::bit_xor<unsigned>());
   int lo = cg::reduce(w, s, cg::less<int>());
+  uint4 v = make_uint4(s, lo, 1, 2);
+  v = w.shfl_xor(v, 1);
+  Pair pr = {v, m};
+  pr = q.shfl_down(pr, 2);
+  s += (int)(pr.a.x + pr.b);
   if (w.thread_rank() == 0) out[w.meta_group_rank()] = s + lo + (int)m + x + w.meta_group_size() + q.meta_group_rank();
 }
 
@@ -81,6 +87,10 @@ int main() {
   cudaMemLocation loc; loc.type = cudaMemLocationTypeDevice; loc.id = 0;
   cudaMemAdvise(dev, 64, cudaMemAdviseSetReadMostly, loc);
   cudaMemPrefetchAsync(dev, 64, loc, 0, s);
+  cudaMemLocation cpu;
+  cpu.type = cudaMemLocationTypeHost;
+  cudaMemPrefetchAsync(dev, 64, cpu, 0, s);
+  cudaMemAdvise(dev, 64, cudaMemAdviseSetPreferredLocation, cpu);
   int flag = 0;
   cudaStreamAddCallback(s, done, &flag, 0);
   Big big = {};
@@ -98,7 +108,8 @@ MISSING = {n: rf"\b{n}\b" for n in (
     "reduce", "meta_group_rank", "meta_group_size", "umin", "umax", "atomicInc_system", "atomicDec_system",
     "atomicAdd_block", "atomicMax_block", "atomicCAS_block", "hipHostAlloc", "hipHostGetDevicePointer",
     "hipMallocPitch", "hipStreamWaitEvent", "__grid_constant__", "__fadd_rd", "__dsqrt_rz", "hipMemAdvise",
-    "hipMemPrefetchAsync")}
+    "hipMemPrefetchAsync", "cudaMemLocationTypeHost")}
+MISSING["tile.shfl"] = r"Neither an integer or float type"  # HIP's tile shuffle of uint4 and of a struct
 MISSING["CUDART_CB"] = r"variable has incomplete type 'void'"  # `void CUDART_CB done(...)` reads as a variable
 MISSING["min"] = r"call to 'min' is ambiguous"  # unsigned against a coordinate proxy
 MISSING["max"] = r"call to 'max' is ambiguous"  # a coordinate proxy against unsigned
@@ -157,3 +168,63 @@ def test_collapsed_overloads_compile(tmp_path: Path) -> None:
     port.write_text("\n".join(x for x in port.read_text().splitlines() if "hipport" not in x or "#include" in x))
     p = hipcc(port)
     assert p.returncode != 0 and "redefinition of '_cudaGetErrorEnum'" in p.stderr
+
+
+DRV_ERRORS = """#include <cuda.h>
+#include <cstdio>
+#include <cstring>
+int main() {
+  const char* s = nullptr;
+  const char* n = nullptr;
+  CUresult known = cuGetErrorString(CUDA_ERROR_INVALID_VALUE, &s);
+  CUresult named = cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &n);
+  printf("known %d %d %d %d\\n", known, named, strcmp(s, cudaGetErrorString(cudaErrorInvalidValue)),
+         strcmp(n, cudaGetErrorName(cudaErrorInvalidValue)));
+  CUresult unknown = cuGetErrorString((CUresult)12345, &s);
+  CUresult unnamed = cuGetErrorName((CUresult)12345, &n);
+  printf("unknown %d %d %d %d\\n", unknown, unnamed, strcmp(s, cudaGetErrorString(cudaErrorUnknown)),
+         strcmp(n, cudaGetErrorName(cudaErrorUnknown)));
+  printf("the unknown error %d %d\\n", cuGetErrorString(CUDA_ERROR_UNKNOWN, &s), cuGetErrorName(CUDA_ERROR_UNKNOWN, &n));
+  printf("null %d %d\\n", cuGetErrorString(CUDA_SUCCESS, nullptr), cuGetErrorName(CUDA_SUCCESS, nullptr));
+  return 0;
+}
+"""
+
+
+def test_driver_error_strings_do_what_later_hip_does(tmp_path: Path) -> None:
+    """cuGetErrorString/cuGetErrorName on HIP 5.2 (hipDrvGetError* arrive in ROCm 5.4), run on the host (no
+    GPU needed): the runtime's strings, hipErrorInvalidValue (1) for a code it does not know or a null pointer,
+    as ROCm/clr's hipDrvGetErrorString/Name return."""
+    (tmp_path / "a.cpp").write_text(DRV_ERRORS)
+    p = subprocess.run([HIPPORT, "convert", "a.cpp", "-o", "b.cpp", "--rocm", "5.2", "--ast", "off"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "#define HIPPORT_SHIM_DRV_ERROR_STRINGS" in (tmp_path / "b.cpp").read_text()
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    b = subprocess.run(["hipcc", "b.cpp", "-o", "b"], cwd=tmp_path, capture_output=True, text=True, env=env,
+                       timeout=600)
+    assert b.returncode == 0, b.stderr[-3000:]
+    r = subprocess.run([str(tmp_path / "b")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["known 0 0 0 0", "unknown 1 1 0 0", "the unknown error 0 0", "null 1 1"]
+
+
+ORDERING = """#include <curand.h>
+curandStatus_t quasi(float* d, size_t n) {
+  curandGenerator_t q;
+  curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32);
+  curandSetQuasiRandomGeneratorDimensions(q, 2);
+  curandStatus_t r = curandSetGeneratorOrdering(q, CURAND_ORDERING_QUASI_DEFAULT);
+  if (r != CURAND_STATUS_SUCCESS) return r;
+  return curandGenerateUniform(q, d, n);
+}
+"""
+
+
+def test_quasi_default_ordering_compiles_before_hiprand_has_it(tmp_path: Path) -> None:
+    """hipRAND has no ordering call before ROCm 6.2: the default ordering of a fresh quasirandom generator
+    is the success it returns under cuRAND (engine/translate/name_rewrites.py); --no-shims leaves the call, which fails."""
+    (tmp_path / "a.cu").write_text(ORDERING)
+    assert hipcc(convert(tmp_path, "a.hip")).returncode == 0
+    plain = hipcc(convert(tmp_path, "plain.hip", "--no-shims"))
+    assert plain.returncode != 0 and "CURAND_ORDERING_QUASI_DEFAULT" in plain.stderr

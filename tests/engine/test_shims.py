@@ -25,7 +25,7 @@ def kinds(t: Translation, name: str) -> list[ReportKind]:
 
 
 def test_every_row_is_well_formed() -> None:
-    uses = {"call", "name", "feature", "include", "overload-ptr", "overload-any", "overload-device", "ptx"}
+    uses = {"call", "name", "feature", "include", "overload-ptr", "overload-any", "overload-device", "ptx", "member"}
     for trigger, sh in shims.table().items():
         assert sh.use in uses or sh.use.startswith("overload-argc="), trigger
         assert sh.guard and sh.note, trigger
@@ -89,6 +89,46 @@ def test_meta_group_rank_of_an_untraceable_tile_stays_reported() -> None:
     msgs = [r.message for r in t.reports if r.name == "meta_group_rank"]
     assert len(msgs) == 2 and all("no exact replacement here" in m for m in msgs)
     assert "run-time value" in msgs[1]
+
+
+TILE_SHUFFLES = ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                 "struct packed { uint4 x, y; float f; };\n"
+                 "__global__ void k(uint4* o, float* f, int n) {\n  const auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                 "  cg::thread_group g = cg::tiled_partition(cg::this_thread_block(), n);\n"
+                 "  packed p = {o[0], o[1], f[0]};\n  uint4 v = o[2];\n"
+                 "  p.y = tile.shfl_xor(p.y, 1);\n  v = tile.shfl(v, 0);\n  p = tile.shfl_down(p, 2);\n"
+                 "  p.f = tile.shfl_up(p.f, 1) + tile.shfl_xor(f[1], 2);\n  v = g.shfl(v, 0);\n}\n")
+
+
+def test_tile_shuffles_of_vector_types_and_structs_go_through_ints() -> None:
+    out, t = run(TILE_SHUFFLES)
+    assert "p.y = hipport_tile_shfl_xor(tile, p.y, 1);" in out  # a struct member of a vector type
+    assert "v = hipport_tile_shfl(tile, v, 0);" in out  # a vector variable
+    assert "p = hipport_tile_shfl_down(tile, p, 2);" in out  # a struct the file defines
+    assert "tile.shfl_up(p.f, 1) + tile.shfl_xor(f[1], 2)" in out  # float, and what hipport cannot type: HIP's
+    assert out.count("#define HIPPORT_SHIM_TILE_SHFL\n") == 1
+    assert out.index("#define HIPPORT_SHIM_TILE_SHFL") < out.index("__global__")
+    assert [r.kind for r in t.reports if r.name in ("shfl", "shfl_xor", "shfl_down", "shfl_up")] == \
+        [ReportKind.INFO] * 3 + [ReportKind.UNSUPPORTED]
+    bad = [r for r in t.reports if r.kind == ReportKind.UNSUPPORTED and r.name == "shfl"]
+    assert len(bad) == 1 and bad[0].line == 13 and "`g` is not declared here as a thread_block_tile" in bad[0].message
+    out, t = run(TILE_SHUFFLES, shims=False)
+    assert "hipport_tile" not in out and "HIPPORT_SHIM_TILE_SHFL" not in out
+    assert [(r.line, r.kind) for r in t.reports if r.name.startswith("shfl")] == \
+        [(9, ReportKind.UNSUPPORTED), (10, ReportKind.UNSUPPORTED), (11, ReportKind.UNSUPPORTED),
+         (13, ReportKind.UNSUPPORTED)]
+
+
+def test_driver_error_strings_before_rocm_5_4() -> None:
+    src = ("#include <cuda.h>\nconst char* f(CUresult e) {\n  const char* s;\n  cuGetErrorString(e, &s);\n"
+           "  cuGetErrorName(e, &s);\n  return s;\n}\n")
+    out, t = run(src)
+    assert out.count("#define HIPPORT_SHIM_DRV_ERROR_STRINGS\n") == 1 and "cuGetErrorString(e, &s);" in out
+    assert set(kinds(t, "cuGetErrorString") + kinds(t, "cuGetErrorName")) == {ReportKind.INFO}
+    out, t = run(src, rocm=(5, 4))  # HIP's own functions from ROCm 5.4
+    assert "HIPPORT_SHIM" not in out and "hipDrvGetErrorString(e, &s);" in out and "hipDrvGetErrorName(e, &s);" in out
+    out, t = run(src, shims=False)
+    assert kinds(t, "cuGetErrorString") == [ReportKind.NEEDS_NEWER_ROCM]
 
 
 def test_device_functions_and_atomics_hip_lacks() -> None:

@@ -305,7 +305,7 @@ def classify(err: str) -> str:
     return "other"
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mirror", default=str(MIRROR), help="git directory of a NVIDIA/cuda-samples clone or mirror")
     ap.add_argument("--only", default="", help="comma-separated sample names")
@@ -317,21 +317,11 @@ def main() -> int:
     ap.add_argument("--json", metavar="FILE", help="also write every result as JSON")
     ap.add_argument("--list", action="store_true", help="list every failing sample with its first error")
     ap.add_argument("--scopes", action="store_true", help="list every sample with its scope and stop")
-    args = ap.parse_args()
-    mirror = Path(args.mirror)
-    if not (mirror / "objects").is_dir() and not (mirror / ".git").is_dir():
-        print(f"no cuda-samples mirror at {mirror} (fetch NVIDIA/cuda-samples; set HIPPORT_CUDA_SAMPLES_MIRROR)",
-              file=sys.stderr)
-        return 2
-    if shutil.which("hipcc") is None and not args.scopes:
-        print("hipcc not found (Debian: apt install hipcc)", file=sys.stderr)
-        return 2
-    cache = Path(args.cache)
-    cache.mkdir(parents=True, exist_ok=True)
-    root = snapshot(mirror, cache)
-    samples = all_samples(root)
-    scopes = {s: scope(s, root) for s in samples}
-    if args.scopes:
+    return ap.parse_args()
+
+
+def _print_scopes(root: Path, samples: list[Path], scopes: dict[Path, tuple[str, str]], every: bool) -> None:
+    if every:
         for s in samples:
             print(f"{scopes[s][0]:8s} {s.relative_to(root / 'Samples')}  {scopes[s][1]}")
     by = collections.Counter(k for k, _r in scopes.values())
@@ -341,13 +331,10 @@ def main() -> int:
         r for k, r in scopes.values() if k == "out").most_common()))
     print("  libraries: " + ", ".join(f"{r} {n}" for r, n in collections.Counter(
         r for k, r in scopes.values() if k == "library").most_common()))
-    if args.scopes:
-        return 0
-    todo = [s for s in samples if scopes[s][0] == "in"]
-    if args.only:
-        want = {w.strip() for w in args.only.split(",")}
-        todo = [s for s in todo if s.name in want]
-    rev = hipport_rev()
+
+
+def _compile_samples(args: argparse.Namespace, root: Path, todo: list[Path], rev: str) -> list[dict[str, Any]]:
+    cache = Path(args.cache)
     shims = not args.no_shims
 
     def one(s: Path) -> dict[str, Any]:
@@ -363,30 +350,60 @@ def main() -> int:
         for k, r in enumerate(ex.map(one, todo), 1):
             results.append(r)
             print(f"[{k}/{len(todo)}] {r['name']}: {'ok' if r['ok'] else 'FAIL'}", file=sys.stderr, flush=True)
+    return results
 
+
+def _first_error(r: dict[str, Any]) -> str:
+    errs = [v["error"] for v in r["tus"].values() if not v["ok"]]
+    return errs[0] if errs else "no source"
+
+
+def _print_results(args: argparse.Namespace, rev: str, results: list[dict[str, Any]]) -> None:
     ok = [r for r in results if r["ok"]]
     bad = [r for r in results if not r["ok"]]
-    print(f"hipport {rev}; hipport convert --rocm {args.rocm}{'' if shims else ' --no-shims'}; "
+    print(f"hipport {rev}; hipport convert --rocm {args.rocm}{' --no-shims' if args.no_shims else ''}; "
           "HIP_PLATFORM=amd hipcc --offload-arch=gfx90a -c")
     print(f"compile: {len(ok)} of {len(results)} in-scope samples (every source of the sample)")
-
-    def first(r: dict[str, Any]) -> str:
-        errs = [v["error"] for v in r["tus"].values() if not v["ok"]]
-        return errs[0] if errs else "no source"
-
     print(f"  failures whose first error is on a line hipport reported: {sum(r['reported'] for r in bad)} "
           f"of {len(bad)}")
     classes: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
     for r in bad:
-        classes[classify(first(r))].append(r)
+        classes[classify(_first_error(r))].append(r)
     print("\n| class | samples | examples |\n|---|---|---|")
     for cls, rs in sorted(classes.items(), key=lambda x: (-len(x[1]), x[0])):
-        names = ", ".join(f"{r['name']} ({_short(first(r))})" for r in rs[:4])
+        names = ", ".join(f"{r['name']} ({_short(_first_error(r))})" for r in rs[:4])
         print(f"| {cls} | {len(rs)} | {names}{', ...' if len(rs) > 4 else ''} |")
     if args.list:
         print("\nfailing samples:")
         for r in bad:
-            print(f"  {r['path']}: {'reported' if r['reported'] else 'NOT reported'}: {first(r)[:240]}")
+            print(f"  {r['path']}: {'reported' if r['reported'] else 'NOT reported'}: {_first_error(r)[:240]}")
+
+
+def main() -> int:
+    args = _arguments()
+    mirror = Path(args.mirror)
+    if not (mirror / "objects").is_dir() and not (mirror / ".git").is_dir():
+        print(f"no cuda-samples mirror at {mirror} (fetch NVIDIA/cuda-samples; set HIPPORT_CUDA_SAMPLES_MIRROR)",
+              file=sys.stderr)
+        return 2
+    if shutil.which("hipcc") is None and not args.scopes:
+        print("hipcc not found (Debian: apt install hipcc)", file=sys.stderr)
+        return 2
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    root = snapshot(mirror, cache)
+    samples = all_samples(root)
+    scopes = {s: scope(s, root) for s in samples}
+    _print_scopes(root, samples, scopes, args.scopes)
+    if args.scopes:
+        return 0
+    todo = [s for s in samples if scopes[s][0] == "in"]
+    if args.only:
+        want = {w.strip() for w in args.only.split(",")}
+        todo = [s for s in todo if s.name in want]
+    rev = hipport_rev()
+    results = _compile_samples(args, root, todo, rev)
+    _print_results(args, rev, results)
     if args.json:
         Path(args.json).write_text(json.dumps({"rev": rev, "cuda_samples": CUDA_SAMPLES_REV, "results": results},
                                               indent=1))

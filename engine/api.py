@@ -142,8 +142,7 @@ def scan_document(paths: Sequence[str | Path], options: TranslateOptions, jobs: 
     schema hipport.scan/2, docs/translate.md): reports and statistics per file, and totals. File paths
     are relative to report.source_root(paths), the repository root, as in SARIF."""
     from .mapping import load
-    from .pipeline.files import Job
-    from .pipeline.pool import port_files
+    from .pipeline.files import Job, port_files
 
     items = _walk(paths)
     root = source_root(paths)

@@ -1,7 +1,7 @@
 """Worker processes that end with the process that started them, even when it is killed with kill -9.
 
 One mechanism for every pool hipport starts (the app's background analysis, `hipport convert` on large
-trees; both through pipeline/pool.py's on_workers): multiprocessing.Pool with forkserver-started workers. A forkserver worker holds only the read
+trees; both through on_workers below): multiprocessing.Pool with forkserver-started workers. A forkserver worker holds only the read
 end of its task pipe (Pool's worker closes the ends it does not use, and nothing else is inherited), so
 when the starting process dies, however it dies, the pipe has no writer left: the worker's next read is
 an EOF and it exits, and the fork server, whose "alive" pipe every worker held, follows. Fork-started
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.pool
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -64,3 +64,16 @@ def pool_results(pool: multiprocessing.pool.Pool, func: Callable[[T], R], items:
                 raise WorkerDied(f"a worker process died ({how}) while converting") from None
             continue
         yield from results
+
+
+def on_workers(func: Callable[[T], R], items: Sequence[T], workers: int, chunksize: int = 1, *,
+               ordered: bool = True, initializer: Callable[..., object] | None = None,
+               initargs: tuple[Any, ...] = (), started: Callable[[Any], None] | None = None
+               ) -> Generator[R, None, None]:
+    """func(item) for every item on `workers` pool processes, `chunksize` items a task; in item order
+    unless not `ordered`. `started` gets the pool (to terminate it from another thread). A worker that
+    dies is a workers.WorkerDied error, not a wait without end."""
+    with worker_pool(workers, initializer, initargs) as pool:
+        if started is not None:
+            started(pool)
+        yield from pool_results(pool, func, items, chunksize, ordered=ordered)

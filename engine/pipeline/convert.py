@@ -213,7 +213,7 @@ def conversion_options(request: ConvertRequest) -> TranslateOptions:
 
 def convert(request: ConvertRequest, on_file: Callable[[FileResult], None]) -> ConvertResult:
     """Port every file of `request` and write each to its target; see the module docstring."""
-    from .pool import port_files
+    from .files import port_files
 
     options = conversion_options(request)
     jobs = [Job(str(it.path), it.rel, options, fixes=request.fixes, style=request.style,

@@ -220,8 +220,7 @@ class ProjectAnalysis:
 
     def _run_pool(self) -> None:
         from .. import analysis_cache
-        from ..pipeline.pool import on_workers
-        from ..workers import WorkerDied
+        from ..workers import WorkerDied, on_workers
 
         topt, wopt = self.session._options()  # the session's own translate/warp options
         root = str(self.session.root)

@@ -313,7 +313,7 @@ cli.build_parser()
 from hipport.cli.commands import convert, scan  # noqa
 from hipport.engine import pipeline, walk, discover, fsutil, source  # noqa
 from hipport.engine.translate import driver, options  # noqa
-from hipport.engine.pipeline import files, pool  # noqa
+from hipport.engine.pipeline import files  # noqa
 from hipport.engine.mapping import load
 load()
 for opts in (options.TranslateOptions(ast="off"), options.TranslateOptions()):

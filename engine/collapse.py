@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .cxx.brackets import matching
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
 from .edits import Edit, apply_edits
 
@@ -103,16 +104,8 @@ def _names_defined_twice(text: str) -> set[str]:
     it counts parentheses in comments and strings too, which the token pass then never confirms)."""
     counts: dict[str, int] = {}
     for m in _BODY.finditer(text):
-        j, depth, stop = m.start(), 0, max(0, m.start() - 4000)
-        while j >= stop:
-            c = text[j]
-            if c == ")":
-                depth += 1
-            elif c == "(":
-                depth -= 1
-                if depth == 0:
-                    break
-            j -= 1
+        stop = max(0, m.start() - 4000)
+        j = matching(text.__getitem__, m.start(), stop - 1, ")", "(", -1)  # back to the `(`
         e = j
         while e > 0 and text[e - 1] in " \t\r\n":
             e -= 1

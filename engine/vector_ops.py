@@ -20,6 +20,7 @@ import bisect
 import re
 from collections.abc import Callable
 
+from .cxx.brackets import matching
 from .cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
 from .edits import Edit
 
@@ -56,7 +57,7 @@ def vector_operator_spans(toks: Tokens, in_directive: Callable[[int], bool]) -> 
         if not ok or sp(b) != "{":
             done = close
             continue
-        e = _brace_end(sp, b, n)
+        e = matching(sp, b, n, "{", "}")  # the `}` closing the body, counting braces only
         first = _declaration_start(toks, sp, i, in_directive)
         if first >= 0:
             out.append((first, e, op))
@@ -99,21 +100,6 @@ def _vector_parameters(toks: Tokens, sp: _Spell, p: int) -> tuple[bool, int]:
             ok = False
         j += 1
     return ok and has_vec, j
-
-
-def _brace_end(sp: _Spell, b: int, n: int) -> int:
-    """The `}` closing the `{` at b, counting braces only (n when there is none)."""
-    depth, e = 0, b
-    while e < n:
-        s = sp(e)
-        if s == "{":
-            depth += 1
-        elif s == "}":
-            depth -= 1
-            if depth == 0:
-                break
-        e += 1
-    return e
 
 
 def _declaration_start(toks: Tokens, sp: _Spell, i: int, in_directive: Callable[[int], bool]) -> int:

@@ -7,7 +7,7 @@ spelled `(`, `,` or `;`, so only punctuation matches. Index ranges are half-open
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -30,36 +30,49 @@ def match_brackets(tx: Sequence[str]) -> dict[int, int]:
     return pairs
 
 
+def _depths(tx: Sequence[str], lo: int, hi: int) -> Iterator[tuple[int, str, int]]:
+    """(index, spelling, bracket depth after it) for each token of lo..hi, every kind of bracket counted."""
+    depth = 0
+    for j in range(lo, hi):
+        x = tx[j]
+        depth += 1 if x in OPEN else -1 if x in CLOSE else 0
+        yield j, x, depth
+
+
 def closing(tx: Sequence[str], i: int, limit: int, stops: tuple[str, ...] = (";",)) -> int:
     """Index (before `limit`) of the bracket closing the opening one at i, or -1 when a stop token
     comes first directly inside it (a `;` inside `f(` ... means the call was never closed)."""
+    for j, x, depth in _depths(tx, i, limit):
+        if x in CLOSE:
+            if depth == 0:
+                return j
+        elif x not in OPEN and depth <= 1 and x in stops:
+            return -1
+    return -1
+
+
+def matching(spell: Callable[[int], str], start: int, end: int, opener: str, closer: str, step: int = 1) -> int:
+    """Index of the `closer` that balances the `opener` at `start`, walking by `step` (-1: backwards, with
+    `)` as the opener) up to `end` (not included); `end` when there is none. Counts these two only."""
     depth = 0
-    for j in range(i, limit):
-        x = tx[j]
-        if x in OPEN:
+    for j in range(start, end, step):
+        x = spell(j)
+        if x == opener:
             depth += 1
-        elif x in CLOSE:
+        elif x == closer:
             depth -= 1
             if depth == 0:
                 return j
-        elif depth <= 1 and x in stops:
-            return -1
-    return -1
+    return end
 
 
 def split_commas(tx: Sequence[str], lo: int, hi: int) -> list[tuple[int, int]]:
     """Index ranges [a, b) of the comma-separated pieces of lo..hi (commas inside brackets do not
     split). Always at least one piece; empty pieces (a == b) are kept."""
     pieces: list[tuple[int, int]] = []
-    depth = 0
     a = lo
-    for j in range(lo, hi):
-        x = tx[j]
-        if x in OPEN:
-            depth += 1
-        elif x in CLOSE:
-            depth -= 1
-        elif depth == 0 and x == ",":
+    for j, x, depth in _depths(tx, lo, hi):
+        if depth == 0 and x == ",":
             pieces.append((a, j))
             a = j + 1
     pieces.append((a, hi))

@@ -4,7 +4,7 @@ expression (`tid_derived`, `laneish`, `has_lane32`, `warpid32`)."""
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 
 from .lex import ID
@@ -59,32 +59,27 @@ class FunctionValues:
 
     def has_lane32(self, a: int, b: int) -> int | None:
         """Token index of the 32/31 literal in `tid % 32` / `tid & 31` within [a, b), else None."""
-        for k in range(a, b):
-            x = self.tokens.texts[k]
-            if x == "%" and (self.tokens.is_int(k + 1, 32) or self.tokens.texts[k + 1] in self.known.warp_size_names):
-                la, lb = self.tokens.left_operand(k, a)
-                if self.tid_derived(la, lb):
-                    return k + 1
-            if x == "&" and self.tokens.is_int(k + 1, 31):
-                la, lb = self.tokens.left_operand(k, a)
-                if self.tid_derived(la, lb):
-                    return k + 1
-        return None
+        return self._literal_after(a, b, {"%": 32, "&": 31}, lambda _op, la, lb: self.tid_derived(la, lb))
 
     def warpid32(self, a: int, b: int) -> int | None:
         """Token index of the 32 (or 5) in `tid / 32`, `blockDim.x / 32` or `tid >> 5` within [a, b), else None."""
-        for k in range(a, b):
-            x = self.tokens.texts[k]
-            if x == "/" and self.tokens.is_int(k + 1, 32):
-                la, lb = self.tokens.left_operand(k, a)
-                if self.tid_derived(la, lb) or self.tokens.is_blockdim(la, lb):
-                    return k + 1
-            if x == ">>" and self.tokens.is_int(k + 1, 5):
-                la, lb = self.tokens.left_operand(k, a)
-                if self.tid_derived(la, lb):
-                    return k + 1
-        return None
+        return self._literal_after(a, b, {"/": 32, ">>": 5}, lambda op, la, lb: self.tid_derived(la, lb) or (
+            op == "/" and self.tokens.is_blockdim(la, lb)))
 
+    def _literal_after(self, a: int, b: int, literals: Mapping[str, int],
+                       operand_ok: Callable[[str, int, int], bool]) -> int | None:
+        """Token index of the literal in the first `x OP literal` of [a, b) (OP and its literal from
+        `literals`; `%` also takes a warp-size name) whose left operand [la, lb) passes operand_ok(OP, la, lb)."""
+        for k in range(a, b):
+            op = self.tokens.texts[k]
+            literal = literals.get(op)
+            if literal is None:
+                continue
+            right = self.tokens.is_int(k + 1, literal) or (
+                op == "%" and self.tokens.texts[k + 1] in self.known.warp_size_names)
+            if right and operand_ok(op, *self.tokens.left_operand(k, a)):
+                return k + 1
+        return None
 
 def known_names(tokens: Tokens, warp_size_names: Set[str]) -> KnownNames:
     """The device helpers that return a lane or thread id (small non-kernel functions), and the macros that

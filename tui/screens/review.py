@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -92,6 +92,10 @@ class ReviewScreen(Screen[None]):
         # once that file is shown
         self.pending_nav: tuple[int, bool, str] | None = None
         self.shown_review: FileReview | None = None  # the engine FileReview the diff was last painted from
+        self.file_list = FileList(id="files")
+        self.diff = DiffView(id="diff")
+        self.panel = FindingPanel(id="finding")
+        self.run_pane = RunPane(id="run")
         self.project_rows = ProjectRows(session, self._analysis)
         self.search = FileSearch(session)
         self.disk = DiskWatch(session.root)
@@ -106,30 +110,14 @@ class ReviewScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="status-bar")
         with Horizontal(id="main"):
-            yield FileList(id="files")
+            yield self.file_list
             with Vertical(id="diff-pane"):
                 yield Static("", id="diff-title")
-                yield DiffView(id="diff")
-        yield FindingPanel(id="finding")
-        yield RunPane(id="run")
+                yield self.diff
+        yield self.panel
+        yield self.run_pane
         yield SearchBar(id="search")
         yield ReviewFooter()
-
-    @property
-    def diff(self) -> DiffView:
-        return self.query_one("#diff", DiffView)
-
-    @property
-    def file_list(self) -> FileList:
-        return self.query_one("#files", FileList)
-
-    @property
-    def panel(self) -> FindingPanel:
-        return self.query_one("#finding", FindingPanel)
-
-    @property
-    def run_pane(self) -> RunPane:
-        return self.query_one("#run", RunPane)
 
     def on_mount(self) -> None:
         self.file_list.border_title = "Files"
@@ -453,20 +441,16 @@ class ReviewScreen(Screen[None]):
     def _decide_rest(self, decision: Decision) -> None:
         if not self._ready() or self.rel is None:
             return
-        try:
-            change = self.session.decide_rest(self.rel, decision)
-        except NeedsReview:  # the session refuses before changing anything; the app names its keys
-            fr = self.session.load(self.rel)
-            review = [f for f in fr.findings if self.session.decision(self.rel, f.id) == Decision.PENDING
+        rel = self.rel
+
+        def refused_for_review() -> None:  # the session refused before changing anything: name the keys
+            fr = self.session.load(rel)
+            review = [f for f in fr.findings if self.session.decision(rel, f.id) == Decision.PENDING
                       and fr.review_reason(f.id) is not None]
-            self.say(f"{len(review)} pending finding(s) of {self.rel} have REVIEW fixes: decide those one by "
+            self.say(f"{len(review)} pending finding(s) of {rel} have REVIEW fixes: decide those one by "
                      f"one (Y accepts one after reading it), then A accepts the rest.", "warning")
-            return
-        except ReviewError as e:
-            self.say(str(e), "error")
-            return
-        self.last_message = plain_ids(change.message)
-        self.repaint()
+
+        self._change(lambda: self.session.decide_rest(rel, decision), refused_for_review)
 
     def action_accept_rest(self) -> None:
         self._decide_rest(Decision.ACCEPTED)
@@ -502,21 +486,27 @@ class ReviewScreen(Screen[None]):
         fid = self._need_finding()
         if fid is None or self.rel is None:
             return
-        new = self._other_style(self.session.style(self.rel, fid))
-        try:
-            change = self.session.set_style(self.rel, new, fid)
-        except ReviewError as e:
-            self.say(str(e), "error")
-            return
-        self.last_message = plain_ids(change.message)
-        self.repaint()
+        rel, new = self.rel, self._other_style(self.session.style(self.rel, fid))
+        self._change(lambda: self.session.set_style(rel, new, fid))
 
     def action_switch_style_file(self) -> None:
         if not self._ready() or self.rel is None:
             return
         basis = self.session.style(self.rel, self.current) if self.current else self.session.config.fix_style
+        rel, new = self.rel, self._other_style(basis)
+        self._change(lambda: self.session.set_style(rel, new, None))
+
+    def _change(self, work: Callable[[], Change], refused_for_review: Callable[[], None] | None = None) -> None:
+        """A change of the session's decisions or styles: its message shown and the screen repainted, or why
+        the session refused it (`refused_for_review` says it when the refusal is NeedsReview)."""
         try:
-            change = self.session.set_style(self.rel, self._other_style(basis), None)
+            change = work()
+        except NeedsReview as e:
+            if refused_for_review is None:
+                self.say(str(e), "error")
+            else:
+                refused_for_review()
+            return
         except ReviewError as e:
             self.say(str(e), "error")
             return

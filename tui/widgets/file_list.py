@@ -95,10 +95,11 @@ class FileList(Vertical):
     class Leave(Message):
         """The person pressed escape in the filter box: hand the keys back to the diff."""
 
+    @dataclass
     class FileChosen(Message):
-        def __init__(self, rel: str) -> None:
-            super().__init__()
-            self.rel = rel
+        """The person chose a file in the list."""
+
+        rel: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -125,12 +125,11 @@ class FindingPanel(VerticalScroll):
     FindingPanel.-uses-open > UsesList, FindingPanel.-uses-open > #finding-uses-title { display: block; }
     """
 
+    @dataclass
     class UseChosen(Message):
         """A use of the shown finding was highlighted or chosen: show its line."""
 
-        def __init__(self, line: int) -> None:
-            super().__init__()
-            self.line = line
+        line: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

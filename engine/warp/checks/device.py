@@ -37,8 +37,7 @@ HANDLERS: tuple[tuple[frozenset[str] | Callable[[str], bool], Handler], ...] = (
     (_full32, masks.full_warp_test),                                   # W64-16
     (_spelled("__shfl", "__shfl_sync"), lanes.shuffle_source),         # W64-23, W64-17
     (_spelled("==", "!=", "<", ">="), lanes.last_lane_test),           # W64-17
-    (_spelled("%"), lanes.lane_modulo),                                # W64-01
-    (_spelled("&"), lanes.lane_mask31),                                # W64-01
+    (_spelled("%", "&"), lanes.lane_literal),                          # W64-01
     (_spelled("/"), lanes.warp_id_division),                           # W64-02
     (_spelled(">>"), lanes.warp_id_shift),                             # W64-02
     (_full32, masks.sync_mask_literal),                                # W64-03

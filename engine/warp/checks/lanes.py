@@ -133,30 +133,26 @@ def _lane_of_thread(fn: DeviceFunction, k: int) -> str | None:
     return "high" if flows_to_warp_op(fn, k, a, b) else "medium"
 
 
-def lane_modulo(fn: DeviceFunction, k: int) -> None:
-    """`tid % 32` (W64-01)."""
-    if not fn.tokens.is_int(k + 1, 32):
+# W64-01's two lane computations: (the literal, wave64 text, portable text, the two summaries, the message)
+_LANE_OF_THREAD = {
+    "%": (32, "64", "warpSize", "lane = ... % 64", "lane = ... % warpSize",
+          "Lane id computed modulo 32: lanes 32-63 of a 64-lane wavefront alias lanes 0-31 "
+          "(two leaders per wavefront, per-lane slots shared)."),
+    "&": (31, "63", "(warpSize - 1)", "lane = ... & 63", "lane = ... & (warpSize - 1)",
+          "Lane id masked with 31: lanes 32-63 of a 64-lane wavefront alias lanes 0-31."),
+}
+
+
+def lane_literal(fn: DeviceFunction, k: int) -> None:
+    """`tid % 32` or `tid & 31` (W64-01)."""
+    literal, w64, port, w64_summary, port_summary, message = _LANE_OF_THREAD[fn.tokens.texts[k]]
+    if not fn.tokens.is_int(k + 1, literal):
         return
     conf = _lane_of_thread(fn, k)
     if conf is not None:
-        fn.log.add(Hit("W64-01", k + 1, [fn.tokens.edit(k + 1, "64", "W64-01")],
-                       [fn.tokens.edit(k + 1, "warpSize", "W64-01")],
-                       "lane = ... % 64", "lane = ... % warpSize",
-                       "Lane id computed modulo 32: lanes 32-63 of a 64-lane wavefront alias lanes 0-31 "
-                       "(two leaders per wavefront, per-lane slots shared).", fn.key, conf))
+        fn.log.add(Hit("W64-01", k + 1, [fn.tokens.edit(k + 1, w64, "W64-01")],
+                       [fn.tokens.edit(k + 1, port, "W64-01")], w64_summary, port_summary, message, fn.key, conf))
 
-
-def lane_mask31(fn: DeviceFunction, k: int) -> None:
-    """`tid & 31` (W64-01)."""
-    if not fn.tokens.is_int(k + 1, 31):
-        return
-    conf = _lane_of_thread(fn, k)
-    if conf is not None:
-        fn.log.add(Hit("W64-01", k + 1, [fn.tokens.edit(k + 1, "63", "W64-01")],
-                       [fn.tokens.edit(k + 1, "(warpSize - 1)", "W64-01")],
-                       "lane = ... & 63", "lane = ... & (warpSize - 1)",
-                       "Lane id masked with 31: lanes 32-63 of a 64-lane wavefront alias lanes 0-31.",
-                       fn.key, conf))
 
 
 def warp_id_division(fn: DeviceFunction, k: int) -> None:

@@ -306,7 +306,7 @@ def test_read_only_file_is_refused_even_for_root(tmp_path: Path) -> None:
 # first, as root (the interpreter and the checkout may not be readable by that user). Every standard-library
 # module the commands import lazily must be listed here: convert's thread pool (concurrent.futures.thread) is one.
 AS_NOBODY = """
-import os, sys, locale, difflib, json, io, argparse, gettext, codecs, tempfile, shutil, encodings.latin_1  # noqa
+import os, sys, locale, difflib, json, io, argparse, gettext, codecs, tempfile, shutil, shlex, encodings.latin_1  # noqa
 import concurrent.futures.thread  # noqa (the package loads ThreadPoolExecutor lazily)
 from hipport.cli import main as cli
 cli.build_parser()

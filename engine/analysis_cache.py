@@ -13,7 +13,7 @@ a key that covers everything the analysis of that file reads:
   absent, and every header it read, by size and mtime; and, for a file that may define a warp-size
   constant, the other source files of its folder (the files that may include it: `includer_scope`).
 
-A file libclang had to parse (it declares a CUDA API name itself: engine/semantic.py; the parse reads
+A file libclang had to parse (it declares a CUDA API name itself: engine/translate/semantic.py; the parse reads
 its whole include tree, which the key does not cover) is never stored. A key that
 matches gives the stored summary; anything else is analysed again. The file is written atomically under
 the project's lock (`project.lock.state_write_lock`) when an analysis completes, holding the entries of

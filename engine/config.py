@@ -99,7 +99,7 @@ class Config:
     amap: bool = False
     translate_comments: bool = False
     translate_strings: bool = True
-    shims: bool = True  # exact replacements for what the target ROCm lacks (engine/shims.py)
+    shims: bool = True  # exact replacements for what the target ROCm lacks (engine/translate/shims.py)
     ast: str = "auto"
     origin: str | None = field(default=None, compare=False)  # file the settings came from, for messages
 

@@ -99,7 +99,7 @@ def cli_settings(args: argparse.Namespace) -> Any:
     except ConfigError as e:
         raise CliError(str(e)) from None
     if cfg.ast == "on":
-        from hipport.engine import semantic
+        from hipport.engine.translate import semantic
 
         why = semantic.unavailable_reason()
         if why is not None:
@@ -250,7 +250,7 @@ def _show_writes(writes: list[Written], args: argparse.Namespace) -> None:
 
 
 def _show_summary(result: ConvertResult, plain: bool, options: TranslateOptions) -> None:
-    from hipport.engine.cuda_features import summarize, summary_line
+    from hipport.engine.translate.cuda_features import summarize, summary_line
 
     err = sys.stderr
     mode = "/".join(sorted(result.modes)) or "-"

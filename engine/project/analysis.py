@@ -90,9 +90,9 @@ def summarize(root: str, rel: str, topt: Any, wopt: Any) -> FileSummary:
 def _summarize(root: str, rel: str, topt: Any, wopt: Any) -> tuple[FileSummary, bool]:
     """The summary, and whether it may be kept across runs (not when libclang parsed the file: a parse
     reads its whole include tree, which the cache key does not cover)."""
-    from .. import semantic
     from ..pipeline.files import FileError, guarded, read
     from ..source import Language, language_for
+    from ..translate import semantic
     from ..translate.driver import translate
     from ..warp import count_findings
 

@@ -8,15 +8,19 @@ its replacement, in the chosen style). The app applies one decision to all of th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ..model import FixStyle
 from .state import Decision
 from .types import FileReview, ReviewError
+
+if TYPE_CHECKING:
+    from .session import ReviewSession
 
 FixKey = tuple[str, tuple[tuple[str, str], ...]]
 
 
-def finding_key(fr: FileReview, fid: str, style: Any) -> FixKey | None:
+def finding_key(fr: FileReview, fid: str, style: FixStyle) -> FixKey | None:
     """(rule, ((replaced text, replacement), ...)) of the finding's fix in `style`; None without a fix."""
     f = fr.by_id[fid]
     fix = f.fix(style)
@@ -26,7 +30,7 @@ def finding_key(fr: FileReview, fid: str, style: Any) -> FixKey | None:
     return f.rule, tuple((text[e.start:e.end], e.replacement) for e in fix.edits)
 
 
-def group_key(session: Any, fr: FileReview, gid: str) -> tuple[FixKey, ...] | None:
+def group_key(session: ReviewSession, fr: FileReview, gid: str) -> tuple[FixKey, ...] | None:
     keys = []
     for fid in fr.groups.get(gid, ()):
         k = finding_key(fr, fid, session.style(fr.rel, fid))
@@ -36,7 +40,7 @@ def group_key(session: Any, fr: FileReview, gid: str) -> tuple[FixKey, ...] | No
     return tuple(sorted(keys))
 
 
-def identical_groups(session: Any, rel: str, fid: str, rels: Iterable[str],
+def identical_groups(session: ReviewSession, rel: str, fid: str, rels: Iterable[str],
                      only_pending: bool = True) -> list[tuple[str, str]]:
     """Every other fix group in `rels` (loaded through the session) whose findings have the same rules
     and fix texts as the group of `fid`. Stale and unreadable files are left out; with `only_pending`,

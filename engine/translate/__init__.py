@@ -6,7 +6,7 @@ code. Every CUDA-looking identifier that is not translated becomes a Report. The
 Edits on the original text, so unchanged text keeps its exact bytes, and translating the output
 again changes nothing (nothing in it is a CUDA name any more).
 
-Modes: TOKENS always works (no headers, no CUDA SDK). AST (engine/semantic.py) is used when a clang
+Modes: TOKENS always works (no headers, no CUDA SDK). AST (engine/translate/semantic.py) is used when a clang
 resource directory and CUDA headers are found; it resolves what tokens cannot, e.g. a function the
 file itself declares under a CUDA name, which must not be renamed.
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..cxx.brackets import closing
 from ..cxx.lexer import Tokens
 from ..edits import Edit, apply_edits
-from ..launch import split_arguments
+from .launch import split_arguments
 from .tables import ArgOp
 
 

@@ -1,21 +1,21 @@
 """Passes over constructs no name table covers: CUDA overloads that collapse into one HIP definition
-(engine/collapse.py), CUDA features and struct members the target lacks (engine/cuda_features.py,
-engine/struct_members.py), operators the code defines on CUDA vector types (engine/vector_ops.py), and
-half2 members read as half (engine/members.py)."""
+(engine/translate/collapse.py), CUDA features and struct members the target lacks (engine/translate/cuda_features.py,
+engine/translate/struct_members.py), operators the code defines on CUDA vector types (engine/translate/vector_ops.py), and
+half2 members read as half (engine/translate/members.py)."""
 
 from __future__ import annotations
 
-from .. import shims
 from ..model import ReportKind
+from . import shims
 from .state import NO_SHIM_HINT, TranslationState
 
 
 def collapsed_overloads(st: TranslationState) -> None:
     """Overloads on two CUDA types that map to one HIP type would be redefinitions: the second is
-    left out under `#if 0` (engine/collapse.py, which looks further only in files defining one name twice)."""
+    left out under `#if 0` (engine/translate/collapse.py, which looks further only in files defining one name twice)."""
     if not st.out.edits:
         return
-    from ..collapse import collapsed_definitions
+    from .collapse import collapsed_definitions
 
     v, out = st.view, st.out
     text, newline = v.text, st.newline
@@ -41,7 +41,7 @@ def collapsed_overloads(st: TranslationState) -> None:
 def cuda_features(st: TranslationState) -> None:
     """CUDA features no table lists (cooperative-groups members, wide tiles, __grid_constant__): a shim
     or member rewrite where one is exact, else a report."""
-    from .. import cuda_features as features
+    from . import cuda_features as features
 
     v = st.view
     if not features.wanted(v.text):
@@ -69,7 +69,7 @@ def cuda_features(st: TranslationState) -> None:
 
 def struct_members(st: TranslationState) -> None:
     """Members of CUDA structs the target's HIP struct lacks (cudaDeviceProp::unifiedAddressing before 6.0)."""
-    from .. import struct_members as members
+    from . import struct_members as members
 
     v = st.view
     if not members.wanted(v.text):
@@ -85,7 +85,7 @@ def vector_operators(st: TranslationState) -> None:
     v = st.view
     if "operator" not in v.text:
         return
-    from ..vector_ops import guard_edits, vector_operator_spans
+    from .vector_ops import guard_edits, vector_operator_spans
 
     vspans = vector_operator_spans(v.toks, v.in_directive_or_inactive)
     if not vspans:
@@ -101,7 +101,7 @@ def vector_operators(st: TranslationState) -> None:
 
 def half2_members(st: TranslationState) -> None:
     """`.x` / `.y` of half2 values read as half (hipify-clang's half2Member)."""
-    from ..members import half2_member_edits
+    from .members import half2_member_edits
 
     for ed in half2_member_edits(st.view.toks, st.view.inactive):
         st.out.edit(ed.start, ed.end, ed.replacement, ed.rule, ed.note)

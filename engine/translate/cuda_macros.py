@@ -5,13 +5,12 @@ target ROCm lacks gives way to its `#else` branch."""
 
 from __future__ import annotations
 
-from .. import shims
 from ..cxx.lexer import IDENT, KEYWORD, LITERAL
 from ..mapping import MacroEntry
 from ..model import ReportKind
-from ..ptx import ASM_KEYWORDS
-from . import inline_asm
+from . import inline_asm, shims
 from .decisions import Action
+from .ptx import ASM_KEYWORDS
 from .state import MEMBER_OR_SCOPE, TranslationState
 from .tables import ARCH_AVAILABLE_UP_TO, CUDA_API_LEVEL
 
@@ -155,7 +154,7 @@ def _lacking(st: TranslationState, span: tuple[int, int]) -> list[str]:
         if kinds[j] != IDENT and kinds[j] != KEYWORD:
             continue
         nm = v.sp(j)
-        if nm in ASM_KEYWORDS:  # inline PTX hipport translates is no gap (engine/ptx.py)
+        if nm in ASM_KEYWORDS:  # inline PTX hipport translates is no gap (engine/translate/ptx.py)
             hit = inline_asm.is_gap(st, j)
         else:
             dj = st.decide(nm) if kinds[j] == IDENT else None

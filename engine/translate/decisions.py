@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 
 from ..mapping import Mapping
 from ..model import ReportKind
-from ..ptx import ASM_KEYWORDS
 from .options import TranslateOptions
+from .ptx import ASM_KEYWORDS
 from .tables import (
     ARG_REWRITES,
     ARG_REWRITES_HIP_ONLY,

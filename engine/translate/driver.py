@@ -1,6 +1,6 @@
 """The translation's entry points.
 
-translate(source): the translator for the source's language (Python: engine/python_host.py; Makefile and
+translate(source): the translator for the source's language (Python: engine/translate/python_host.py; Makefile and
 CMake: engine/buildsys; C++/CUDA: translate_text, with the AST's user declarations where available).
 
 translate_text(text): one C++/CUDA text through the passes, in this order (each pass reads what the
@@ -16,18 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import bf16
 from ..cxx.lexer import Tokens, directive_spans, tokenize
 from ..model import Report, ReportKind, Translation, TranslationMode
-from ..python_host import translate_python
 from ..source import BUILD_LANGUAGES, Language, Source
-from . import checks
+from . import bf16, checks
 from .decisions import decider, load_mapping
 from .headers import translate_headers
 from .launches import compose_macro_launches, translate_launches
 from .literals import translate_literals
 from .names import translate_names
 from .options import TranslateError, TranslateOptions
+from .python_host import translate_python
 from .state import Output, TextView, TranslationState
 from .tables import CUDA_SUFFIXES
 
@@ -68,7 +67,7 @@ def translate_text(
 
 
 def translate(source: Source, options: TranslateOptions | None = None) -> Translation:
-    """Translate one source. Python files go to engine/python_host.py, build scripts to engine/buildsys."""
+    """Translate one source. Python files go to engine/translate/python_host.py, build scripts to engine/buildsys."""
     options = options or TranslateOptions()
     if source.language == Language.PYTHON:
         return translate_python(source, options, translate_text)
@@ -100,7 +99,7 @@ def _ast_mode(source: Source, options: TranslateOptions, toks: Tokens) -> tuple[
     """AST mode where asked and available: (mode, user-declared identifier offsets, reports about it)."""
     if options.ast == "off":
         return TranslationMode.TOKENS, frozenset(), []
-    from .. import semantic
+    from . import semantic
 
     why = semantic.unavailable_reason()
     if why is not None:

@@ -1,13 +1,13 @@
-"""The include pass: CUDA headers -> HIP headers (engine/includes.py), the one hip/hip_runtime.h a file
+"""The include pass: CUDA headers -> HIP headers (engine/translate/includes.py), the one hip/hip_runtime.h a file
 needs, and after it the headers of renamed types and the blocks of the shims the other passes took."""
 
 from __future__ import annotations
 
-from .. import bf16, shims
 from ..cxx.lexer import COMMENT
 from ..edits import Edit
-from ..includes import IncludeResult, include_edits, runtime_insertion
 from ..model import ReportKind
+from . import bf16, shims
+from .includes import IncludeResult, include_edits, runtime_insertion
 from .state import NO_SHIM_HINT, TranslationState
 from .tables import HIP_RUNTIME_HEADER, TYPE_HEADERS
 

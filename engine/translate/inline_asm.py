@@ -1,10 +1,10 @@
-"""Inline PTX (`asm(...)`): the instructions with an exact HIP counterpart are translated (engine/ptx.py),
+"""Inline PTX (`asm(...)`): the instructions with an exact HIP counterpart are translated (engine/translate/ptx.py),
 the rest reported."""
 
 from __future__ import annotations
 
-from .. import ptx, shims
 from ..model import ReportKind
+from . import ptx, shims
 from .state import NO_SHIM_HINT, TranslationState
 
 _PTX = "inline assembly (PTX) does not run on AMD GPUs: rewrite it with HIP intrinsics"

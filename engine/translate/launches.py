@@ -1,4 +1,4 @@
-"""The launch pass (with --launch-syntax ggl): `kernel<<<...>>>(...)` -> hipLaunchKernelGGL (engine/launch.py),
+"""The launch pass (with --launch-syntax ggl): `kernel<<<...>>>(...)` -> hipLaunchKernelGGL (engine/translate/launch.py),
 also where a macro's body holds the launch (written at the macro's call site, after the other passes)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import bisect
 
 from ..edits import Edit, apply_edits
-from ..launch import MacroLaunch, launch_edits, macro_launches
 from ..model import ReportKind
+from .launch import MacroLaunch, launch_edits, macro_launches
 from .state import TextView, TranslationState
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from ..cxx.brackets import match_brackets
 from ..cxx.lexer import IDENT, Tokens
-from ..shims import MemberRewrite
+from .shims import MemberRewrite
 
 HOST = "cudaMemLocationTypeHost"
 _LOCATION_ARGUMENT = {"cudaMemPrefetchAsync": 2, "cudaMemAdvise": 3}  # 0-based index of the location

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import bisect
 
-from .. import bf16, shims
 from ..cxx.lexer import IDENT, KEYWORD, declared_names
 from ..model import ReportKind
-from ..ptx import ASM_KEYWORDS
+from . import bf16, shims
 from .call_args import Call, call_arguments, rewrite_calls
 from .cuda_macros import translate_macro
 from .decisions import (
@@ -23,6 +22,7 @@ from .decisions import (
 )
 from .inline_asm import translate_asm
 from .name_rewrites import REWRITES
+from .ptx import ASM_KEYWORDS
 from .state import MEMBER_OR_SCOPE, NO_SHIM_HINT, TranslationState
 from .tables import ARG_REWRITES, ARG_REWRITES_HIP_ONLY, OVERLOADS
 
@@ -46,7 +46,7 @@ class NamePass:
         self.has_cublas_v2 = any(name == "include" and "cublas_v2.h" in v.text[v.toks.starts[a]:v.toks.ends[b - 1]]
                                  for a, b, name in v.directives)
         self.calls: list[Call] = []  # calls whose arguments change (call_args.py)
-        # __nv_bfloat16 by context (engine/bf16.py): CUDA-compatible __hip_bfloat16 for device arithmetic
+        # __nv_bfloat16 by context (engine/translate/bf16.py): CUDA-compatible __hip_bfloat16 for device arithmetic
         self.bf16_map = bf16.device_names() if st.bf16_context else {}
         self.bf16_told = st.bf16_context != "old"
         self.shim_table = shims.table()
@@ -87,7 +87,7 @@ class NamePass:
             self.listed(i, name, dec, d, skipped)
 
     def bf16_decision(self, i: int, name: str, dec: Decision | None) -> Decision | None:
-        """`dec`, or what engine/bf16.py decides for the bf16 names of a device-arithmetic file."""
+        """`dec`, or what engine/translate/bf16.py decides for the bf16 names of a device-arithmetic file."""
         st = self.st
         if self.bf16_map and name in self.bf16_map and st.bf16_context == "device":
             hip_name = self.bf16_map[name]

@@ -30,7 +30,7 @@ class TranslateOptions:
     archs: tuple[str, ...] = ("gfx942",)  # build scripts: --offload-arch / CMAKE_HIP_ARCHITECTURES targets
     output_mode: str = "folder"     # build scripts: "sibling" renames gemm.cu -> gemm.hip in the script
     shims: bool = True              # insert the exact replacements of mapping/shims.tsv where the target lacks them
-    # CUDA-looking names other files of the conversion define (engine/project_names.py): not "unknown"
+    # CUDA-looking names other files of the conversion define (engine/project/names.py): not "unknown"
     project_names: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:

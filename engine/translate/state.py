@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .. import shims
 from ..cxx.lexer import Tokens, declared_names, directive_spans
 from ..edits import Edit
 from ..mapping import Mapping
 from ..model import Report, ReportKind
 from ..ppcond import inactive_tokens
-from ..shims import MemberRewrite
+from . import shims
 from .decisions import Decision
 from .options import TranslateOptions
+from .shims import MemberRewrite
 
 NO_SHIM_HINT = "; hipport inserts an exact replacement unless --no-shims is given"
 MEMBER_OR_SCOPE = (".", "->", "::")  # before a name: a member, or a name in a scope
@@ -125,7 +125,7 @@ class TranslationState:
     insert_runtime: bool                 # hip_runtime.h may be inserted (not into code held in a Python string)
     newline: str                         # the file's line break, for inserted lines
     user_spans: frozenset[int]           # start offsets of identifiers the AST found to be user declarations
-    bf16_context: str                    # engine/bf16.py's device_context of the text
+    bf16_context: str                    # engine/translate/bf16.py's device_context of the text
     shims: ShimUse = field(default_factory=ShimUse)
     renamed_to: set[str] = field(default_factory=set)  # HIP names the renames wrote (their headers follow)
     used_in_code: bool = False           # a CUDA name translated outside preprocessor lines

@@ -180,7 +180,7 @@ UNKNOWN_PATTERN = (
     r"(?:cublas|cublasLt|cusparse|cusolver|cufft|curand|cudnn|nvrtc|nvtx)[A-Z_]\w*)$"
 )
 
-# `half2` values whose `.x` / `.y` are read as `half` (hipify-clang's half2Member): engine/members.py.
+# `half2` values whose `.x` / `.y` are read as `half` (hipify-clang's half2Member): engine/translate/members.py.
 HALF2_MEMBER_TYPES = frozenset({"half2"})
 HALF2_MEMBER_CAST = "reinterpret_cast<half&>"
 
@@ -193,14 +193,14 @@ TEMPLATE_KERNEL_WRAPPER = "HIP_KERNEL_NAME"
 # /usr/include/hip/hip_bfloat16.h (hip_runtime.h does not include it).
 TYPE_HEADERS: dict[str, str] = {
     "hip_bfloat16": "hip/hip_bfloat16.h",
-    "__hip_bfloat16": "hip/hip_bf16.h",  # engine/bf16.py: bf16 device arithmetic at ROCm >= 6.2
+    "__hip_bfloat16": "hip/hip_bf16.h",  # engine/translate/bf16.py: bf16 device arithmetic at ROCm >= 6.2
     "__hip_bfloat162": "hip/hip_bf16.h",
 }
 
 # The header every translated CUDA file needs (inserted once).
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 # HIP headers that do not build unless hip_runtime.h comes first (HIP 5.2: hip_cooperative_groups.h
-# uses hip_runtime's declarations; hiprand_kernel.h its device functions): engine/includes.py keeps
+# uses hip_runtime's declarations; hiprand_kernel.h its device functions): engine/translate/includes.py keeps
 # them after it.
 NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h", "hiprand/hiprand_kernel.h"})
 # hipify-clang's header bookkeeping (HipifyAction::Exclude): the APIs whose main header is written

@@ -1,13 +1,13 @@
 """The rule catalog W64-01..W64-24, loaded from rules.toml (data), with rendered help pages.
 
-`python -m hipport.engine.warp.rules DIR` writes docs/rules/W64-NN.md from the same data. The pages
+`scripts/gen_rule_docs.py` writes docs/rules/W64-NN.md (write_docs) and the rules table of docs/warp.md
+from the same data. The pages
 `hipport explain`, the app and SARIF's `help.markdown` show are rendered from rules.toml, which ships in
 the package: no page depends on a web address.
 """
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -61,7 +61,3 @@ def write_docs(folder: Path) -> list[Path]:
         paths.append(p)
     return paths
 
-
-if __name__ == "__main__":  # pragma: no cover
-    for p in write_docs(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/rules")):
-        print(p)

@@ -24,9 +24,9 @@ from hipport.engine.config import Config
 from hipport.engine.discover import discover
 from hipport.engine.edits import apply_edits, find_conflict
 from hipport.engine.model import ReportKind
-from hipport.engine.python_host import NVCC_FLAGS
 from hipport.engine.review import ReviewSession
 from hipport.engine.source import Language, language_for
+from hipport.engine.translate.python_host import NVCC_FLAGS
 
 GFX = BuildOptions(archs=("gfx90a",))
 

@@ -135,7 +135,7 @@ def test_user_errors_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_ast_on_unavailable_is_a_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from hipport.engine import semantic
+    from hipport.engine.translate import semantic
 
     f = write(tmp_path / "a.cu", CU)
     monkeypatch.setenv("HIPPORT_NO_AST", "1")

@@ -86,7 +86,7 @@ def test_suffix_mode_project_compiles(tmp_path: Path) -> None:
 
 HECBENCH = Path(os.environ.get("HIPPORT_HECBENCH", "/work/hecbench")) / "src"
 # HeCBench 49175104c benchmarks (none held out): hexciton and mdh define helper_math.h-style operators
-# on float2/float4 (ambiguous with HIP's before engine/vector_ops.py), cfd an everyday multi-kernel one
+# on float2/float4 (ambiguous with HIP's before engine/translate/vector_ops.py), cfd an everyday multi-kernel one
 REAL = ("hexciton", "mdh", "cfd")
 
 

@@ -1,4 +1,4 @@
-"""The exact replacements of engine/shims.py compiled by Debian's hipcc (HIP 5.2, gfx90a): one small
+"""The exact replacements of engine/translate/shims.py compiled by Debian's hipcc (HIP 5.2, gfx90a): one small
 program uses every replacement; its port compiles, and the port made with --no-shims fails on each of
 them (teeth: HIP 5.2 really lacks what the shims supply)."""
 

@@ -1,4 +1,4 @@
-"""__nv_bfloat16 by context (engine/bf16.py, mapping/bf16.tsv; issue 20): files that do bf16 device
+"""__nv_bfloat16 by context (engine/translate/bf16.py, mapping/bf16.tsv; issue 20): files that do bf16 device
 arithmetic get ROCm 6.2's CUDA-compatible __hip_bfloat16 and CUDA's bf16 function names from
 hip/hip_bf16.h; files that use cuBLAS keep HIPIFY's hip_bfloat16 (the type hipBLAS takes, and what
 AMD's hipify unit tests expect); older targets keep hip_bfloat16 and say what 6.2 would give."""

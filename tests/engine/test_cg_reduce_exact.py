@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hipport.engine import shims
+from hipport.engine.translate import shims
 
 HARNESS = r"""#include <barrier>
 #include <cstdio>

@@ -1,4 +1,4 @@
-"""Overloads that collapse (engine/collapse.py, issue 20): helper_cuda.h overloads _cudaGetErrorEnum on
+"""Overloads that collapse (engine/translate/collapse.py, issue 20): helper_cuda.h overloads _cudaGetErrorEnum on
 cudaError_t and CUresult, which both become hipError_t. The later definition goes under #if 0 and is
 reported; definitions that stay different, that were already equal in CUDA, or that sit in exclusive
 #if branches are left alone. (Compiled in tests/compile/test_shims_compile.py.)"""

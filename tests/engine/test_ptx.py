@@ -1,4 +1,4 @@
-"""Inline PTX with exact HIP counterparts (engine/ptx.py, mapping/ptx.tsv; issue 20): single instructions
+"""Inline PTX with exact HIP counterparts (engine/translate/ptx.py, mapping/ptx.tsv; issue 20): single instructions
 are rewritten with their operands, the rest stays reported with file:line; the helpers of
 mapping/shims/ptx.h (bfe, bfind, prmt, lop3) agree with the PTX ISA's definitions for random inputs
 (compiled for the host by g++, checked against the definitions written out in Python below).
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hipport.engine import shims
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Source
+from hipport.engine.translate import shims
 from hipport.engine.translate.driver import translate
 from hipport.engine.translate.options import TranslateOptions
 

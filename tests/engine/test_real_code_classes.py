@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hipport.engine.cuda_features import feature_of, summarize, summary_line
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import Report, ReportKind, Translation
 from hipport.engine.source import Source
+from hipport.engine.translate.cuda_features import feature_of, summarize, summary_line
 from hipport.engine.translate.driver import translate
 from hipport.engine.translate.options import TranslateOptions
 
@@ -222,7 +222,7 @@ def test_renamed_type_brings_its_header_without_the_cuda_one() -> None:
     src = "#include <cuda_fp16.h>\n__global__ void k(__nv_bfloat16* p) { p[0] = __nv_bfloat16(1.0f); }\n"
     out, _t = run(src, rocm=(6, 1))
     assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_bfloat16.h> // hipport: for hip_bfloat16\n")
-    out, _t = run(src)  # ROCm 7.0: device arithmetic gets CUDA's type, __hip_bfloat16 (engine/bf16.py)
+    out, _t = run(src)  # ROCm 7.0: device arithmetic gets CUDA's type, __hip_bfloat16 (engine/translate/bf16.py)
     assert out.startswith("#include <hip/hip_runtime.h>\n#include <hip/hip_bf16.h> // hipport: for __hip_bfloat16")
     out, _t = run("#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* p) {}\n", rocm=(6, 1))
     assert out.count("hip/hip_bfloat16.h") == 1  # the mapped include is enough

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hipport.engine import shims
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind
 from hipport.engine.source import Source
+from hipport.engine.translate import shims
 from hipport.engine.translate.driver import translate
 from hipport.engine.translate.options import TranslateOptions
 

@@ -1,14 +1,14 @@
-"""Exact replacements for what the target ROCm lacks (engine/shims.py, mapping/shims.tsv), issue 20:
+"""Exact replacements for what the target ROCm lacks (engine/translate/shims.py, mapping/shims.tsv), issue 20:
 inserted by default, once per file under a guard, only where the target lacks the feature, never
 where the file declares the name itself, reported instead with --no-shims or where the replacement
 would not be exact. (Compiled with hipcc in tests/compile/test_shims_compile.py.)"""
 
 from __future__ import annotations
 
-from hipport.engine import shims
 from hipport.engine.edits import apply_edits
 from hipport.engine.model import ReportKind, Translation
 from hipport.engine.source import Source
+from hipport.engine.translate import shims
 from hipport.engine.translate.driver import translate
 from hipport.engine.translate.options import TranslateOptions
 

@@ -1,4 +1,4 @@
-"""Members of CUDA structs the target's HIP struct lacks (engine/struct_members.py, issue 20): reported
+"""Members of CUDA structs the target's HIP struct lacks (engine/translate/struct_members.py, issue 20): reported
 where they are used on a variable of that CUDA type, with the HIP version that has them."""
 
 from __future__ import annotations

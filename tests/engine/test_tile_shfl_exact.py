@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hipport.engine import shims
+from hipport.engine.translate import shims
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
 

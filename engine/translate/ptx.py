@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from .cxx.lexer import LITERAL, Tokens
+from ..cxx.lexer import LITERAL, Tokens
 
 ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})  # the words that start an asm statement
 _QUALIFIERS = frozenset({"volatile", "__volatile__", "goto", "inline"})
@@ -40,7 +40,7 @@ class Instruction:
 
 @functools.cache
 def table() -> tuple[Instruction, ...]:
-    from .mapping import _read_tsv
+    from ..mapping import _read_tsv
 
     return tuple(Instruction(re.compile(r["opcode"] + r"$"), r["operands"], r["expr"], r["helper"], r["note"])
                  for r in _read_tsv("ptx.tsv"))

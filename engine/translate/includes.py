@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .cxx.lexer import COMMENT, Tokens
-from .edits import Edit
-from .translate.tables import (
+from ..cxx.lexer import COMMENT, Tokens
+from ..edits import Edit
+from .tables import (
     HIP_RUNTIME_HEADER,
     MAIN_ONCE_APIS,
     NEEDS_RUNTIME_FIRST,

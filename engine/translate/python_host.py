@@ -16,10 +16,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .buildsys.rules import flag_notes
-from .model import Report, ReportKind, Translation, TranslationMode
-from .pyscan import AstOffsets, string_literals
-from .source import Source
+from ..buildsys.rules import flag_notes
+from ..model import Report, ReportKind, Translation, TranslationMode
+from ..pyscan import AstOffsets, string_literals
+from ..source import Source
 
 # nvcc flag -> what to use with hipcc: one table for Makefiles, CMake and Python builds
 # (engine/buildsys/rules.toml [[flag]], each row with its source).

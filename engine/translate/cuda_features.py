@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .cxx.lexer import IDENT, LITERAL, Tokens
+from ..cxx.lexer import IDENT, LITERAL, Tokens
 from .ptx import ASM_KEYWORDS
 
 MAX_TILE = 64  # a tile is at most one wavefront: 64 lanes on gfx9 (CDNA), 32 on RDNA
@@ -40,7 +40,7 @@ class Feature:
 
 @functools.cache
 def features() -> dict[str, Feature]:
-    from .mapping import _read_tsv
+    from ..mapping import _read_tsv
 
     return {r["name"]: Feature(r["name"], r["feature"], r["scope"], r["hip_added"], r["note"])
             for r in _read_tsv("features.tsv")}
@@ -58,7 +58,7 @@ Found = tuple[str, str, int, int, str, str, int]
 def scan(toks: Tokens, rocm: tuple[int, int], skip: Callable[[int], bool] = lambda i: False) -> list[Found]:
     """Reports for the features above in `toks` (token indices for which `skip(i)` is true are
     left out: directives, inactive branches)."""
-    from .mapping import version_at_least
+    from ..mapping import version_at_least
 
     text, kinds, starts, ends = toks.text, toks.kinds, toks.starts, toks.ends
     n = len(kinds)
@@ -190,7 +190,7 @@ def feature_of(kind: str, name: str, message: str = "") -> str:
 
     if any(name in members for members in struct_table().values()):
         return "struct members"
-    from .mapping import load
+    from ..mapping import load
 
     e = load().lookup(name)
     if e is not None:

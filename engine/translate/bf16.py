@@ -21,7 +21,7 @@ HIP_BF16_HEADER = "hip/hip_bf16.h"
 @functools.cache
 def device_names() -> dict[str, str]:
     """{CUDA name: HIP name} for device-arithmetic files at ROCm >= 6.2."""
-    from .mapping import _read_tsv
+    from ..mapping import _read_tsv
 
     return {r["cuda"]: r["hip"] for r in _read_tsv("bf16.tsv")}
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .cxx.brackets import CLOSE, OPEN, angle_open, closing, split_commas
-from .cxx.lexer import IDENT, KEYWORD, PUNCT, Tokens
-from .edits import Edit
-from .translate.tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
+from ..cxx.brackets import CLOSE, OPEN, angle_open, closing, matching, split_commas
+from ..cxx.lexer import IDENT, KEYWORD, PUNCT, Tokens
+from ..edits import Edit
+from .tables import LAUNCH_MACRO, TEMPLATE_KERNEL_WRAPPER
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,19 +50,9 @@ def _kernel_name_start(toks: Tokens, i: int, lo: int) -> tuple[int, bool] | None
             if j < lo:
                 return None
         if toks.kinds[j] != IDENT:
-            if toks.kinds[j] == PUNCT and _sp(toks, j) == ")":
-                # a parenthesised kernel expression: (kernel) or (*fp)
-                depth = 0
-                k = j
-                while k >= lo:
-                    t = _sp(toks, k) if toks.kinds[k] == PUNCT else ""
-                    if t == ")":
-                        depth += 1
-                    elif t == "(":
-                        depth -= 1
-                        if depth == 0:
-                            return k, templated
-                    k -= 1
+            if toks.kinds[j] == PUNCT and _sp(toks, j) == ")":  # a parenthesised kernel expression: (*fp)
+                k = matching(lambda q: _sp(toks, q) if toks.kinds[q] == PUNCT else "", j, lo - 1, ")", "(", -1)
+                return (k, templated) if k >= lo else None
             return None
         start = j
         # qualified names: ns::k, ::k, a::template k<T>
@@ -74,6 +64,13 @@ def _kernel_name_start(toks: Tokens, i: int, lo: int) -> tuple[int, bool] | None
             if j - 2 >= lo and (toks.kinds[j - 2] == IDENT or _sp(toks, j - 2) in (">", ">>")):
                 j -= 2
                 continue
+        elif j - 1 >= lo and toks.kinds[j - 1] == PUNCT and _sp(toks, j - 1) in (".", "->"):
+            # a kernel pointer held in an object (s->kernel<<<...>>>): the object moves with it, when it
+            # is a name; anything else (a call, an index, nothing) is not a name we can move
+            if j - 2 >= lo and toks.kinds[j - 2] == IDENT:
+                j -= 2
+                continue
+            return None
         return start, templated
 
 

@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .cxx.lexer import Tokens
-from .source import Source
+from ..cxx.lexer import Tokens
+from ..source import Source
 
 
 class SemanticError(Exception):
@@ -90,7 +90,7 @@ def declared_candidates(text: str, names: frozenset[str], toks: Tokens | None = 
     `struct cudaX {`). Calls and uses (`= cudaMalloc(`, `(cudaStream_t)`) are not candidates; when
     there is none the AST cannot change the translation and the file is not parsed. Set
     HIPPORT_AST_ALWAYS=1 to parse every file (benchmarks)."""
-    from .cxx.lexer import declared_names, tokenize
+    from ..cxx.lexer import declared_names, tokenize
 
     if os.environ.get("HIPPORT_AST_ALWAYS"):
         return {m.group() for m in _IDENT.finditer(text)} & names
@@ -168,7 +168,7 @@ def user_declared_spans(source: Source, options: Any, toks: Tokens | None = None
     """Str offsets of identifier tokens that name a declaration made in this file although the name
     is a CUDA API name (the file's own `cudaMemsetD8`, a struct `cudaConfig`, ...). Those are left
     alone. Parses only when such a candidate exists: otherwise the AST cannot change anything."""
-    from .mapping import load
+    from ..mapping import load
 
     mapping = load()
     names = mapping.names()

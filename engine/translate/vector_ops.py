@@ -20,9 +20,9 @@ import bisect
 import re
 from collections.abc import Callable
 
-from .cxx.brackets import matching
-from .cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
-from .edits import Edit
+from ..cxx.brackets import matching
+from ..cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
+from ..edits import Edit
 
 VECTOR_TYPE = re.compile(r"^(?:u?char|u?short|u?int|u?long|u?longlong|longlong|float|double)[1-4]$")
 _SCALARS = frozenset({"float", "double", "int", "unsigned", "signed", "char", "short", "long", "bool",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from .cxx.lexer import IDENT, Tokens
+from ..cxx.lexer import IDENT, Tokens
 
 # (kind "unsupported" | "needs-newer-rocm", member, start, end, message, since)
 Found = tuple[str, str, int, int, str, str]
@@ -17,7 +17,7 @@ Found = tuple[str, str, int, int, str, str]
 @functools.cache
 def table() -> dict[str, dict[str, tuple[str, str]]]:
     """{CUDA struct: {member: (hip_added, note)}}."""
-    from .mapping import _read_tsv
+    from ..mapping import _read_tsv
 
     out: dict[str, dict[str, tuple[str, str]]] = {}
     for r in _read_tsv("struct_members.tsv"):
@@ -92,7 +92,7 @@ def _object_name(words: list[str], obj: int) -> int:
 
 def _lacking_member(toks: Tokens, i: int, struct: str, row: tuple[str, str], rocm: tuple[int, int]) -> Found | None:
     """The report for member token i of `struct` (row: (hip_added, note)), None when the target has it."""
-    from .mapping import version_at_least
+    from ..mapping import version_at_least
 
     member = toks.spellings()[i]
     added, note = row

@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cxx.brackets import matching
-from .cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
-from .edits import Edit, apply_edits
+from ..cxx.brackets import matching
+from ..cxx.lexer import COMMENT, IDENT, KEYWORD, Tokens
+from ..edits import Edit, apply_edits
 
 _BODY = re.compile(r"\)\s*(?:const\s*)?\{")
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof"})

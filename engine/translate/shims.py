@@ -12,7 +12,7 @@ Row fields:
   of it, `overload-device` a call with an unsigned argument (`_mentions_unsigned`) in a file with
   device code (CUDA's integer min/max overloads),
   `name` any use in code
-  (a macro such as CUDART_CB), `feature` a use engine/cuda_features.py finds (cg::reduce and its
+  (a macro such as CUDART_CB), `feature` a use engine/translate/cuda_features.py finds (cg::reduce and its
   operators, `__grid_constant__`),
   `include` an `#include` of the header `trigger` (it becomes `replace_header`).
   `member` the helper block a member-call rewrite calls (`member_rewrite`; the trigger names it).
@@ -29,11 +29,11 @@ import os
 import re
 from dataclasses import dataclass
 
-from .cxx.brackets import scan_to
-from .cxx.lexer import IDENT as _IDENT
-from .cxx.lexer import Tokens
+from ..cxx.brackets import scan_to
+from ..cxx.lexer import IDENT as _IDENT
+from ..cxx.lexer import Tokens
 
-_HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mapping")
+_HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "mapping")  # engine/mapping
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ class Shim:
 
     def needed(self, rocm: tuple[int, int]) -> bool:
         """Does target ROCm `rocm` lack what this shim supplies?"""
-        from .mapping import version_at_least
+        from ..mapping import version_at_least
 
         return not self.hip_since or not version_at_least(rocm, self.hip_since)
 
@@ -82,7 +82,7 @@ def _file(name: str) -> str:
 @functools.cache
 def table() -> dict[str, Shim]:
     """mapping/shims.tsv by trigger."""
-    from .mapping import _read_tsv
+    from ..mapping import _read_tsv
 
     return {r["trigger"]: Shim(r["trigger"], r["guard"], r["hip_since"], r["use"], r["code"], r["note"],
                                r.get("label", "")) for r in _read_tsv("shims.tsv")}
@@ -104,7 +104,7 @@ def call_needs(sh: Shim, toks: Tokens, open_paren: int) -> bool:
     if sh.use == "overload-device":
         return _mentions_unsigned(toks, open_paren)
     if sh.use.startswith("overload-argc="):
-        from .translate.call_args import call_arguments
+        from .call_args import call_arguments
 
         ca = call_arguments(toks, open_paren)
         return ca is not None and len(ca[1]) == int(sh.use.split("=", 1)[1])
@@ -119,7 +119,7 @@ def _mentions_unsigned(toks: Tokens, open_paren: int) -> bool:
     """Do the call's arguments hold something unsigned that makes hip-clang's min/max ambiguous against
     a signed argument or a coordinate: a built-in coordinate not cast first (`blockDim.x`), a
     u-suffixed literal, an unsigned type name? (Calls of two ints or two floats need nothing.)"""
-    from .translate.call_args import call_arguments
+    from .call_args import call_arguments
 
     ca = call_arguments(toks, open_paren)
     close = ca[0] if ca is not None else open_paren

@@ -9,10 +9,10 @@ declares with that type (`half2 v`, `const half2& v`, parameters, arrays `half2 
 
 from __future__ import annotations
 
-from .cxx.brackets import closing
-from .cxx.lexer import IDENT, Tokens
-from .edits import Edit
-from .translate.tables import HALF2_MEMBER_CAST, HALF2_MEMBER_TYPES
+from ..cxx.brackets import closing
+from ..cxx.lexer import IDENT, Tokens
+from ..edits import Edit
+from .tables import HALF2_MEMBER_CAST, HALF2_MEMBER_TYPES
 
 _DECL_END = {"=", ";", ",", ")", "[", "{", "("}
 

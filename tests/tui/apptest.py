@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from hipport.engine.model import (
 )
 from hipport.engine.review import ReviewSession
 from hipport.engine.source import Source
+from hipport.tui.screens.review import ReviewScreen
 
 # warp_sum and gemm form one connected fix group (gemm calls warp_sum); main launches gemm, so the
 # group is SAFE (a kernel launched only from another file makes it REVIEW: compose.connected_groups)
@@ -195,3 +197,32 @@ async def analysed(pilot: Any) -> None:
     if tick is not None:
         tick()
     await pilot.pause()
+
+
+def review_screen(pilot: Any) -> ReviewScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    return screen
+
+
+async def ready(pilot: Any) -> ReviewScreen:
+    """The review screen once Textual's workers are done."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return review_screen(pilot)
+
+
+async def analysed_ready(pilot: Any) -> ReviewScreen:
+    """The review screen once the background project analysis is in too (see analysed)."""
+    await analysed(pilot)
+    return review_screen(pilot)
+
+
+async def settle(pilot: Any, until: Callable[[], object], pause: float = 0.05) -> None:
+    """Wait (400 pauses at most) until `until()` holds."""
+    for _ in range(400):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(pause)
+        if until():
+            return
+    raise AssertionError("timed out")

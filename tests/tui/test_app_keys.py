@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from apptest import git, make_project, open_session
+from apptest import git, make_project, open_session, ready
 from textual.widgets import Checkbox, OptionList, TextArea
 
 from hipport.engine.config import Config
@@ -44,14 +44,6 @@ def helper_lines() -> list[str]:
 
 def make_app(root: Path, config: Config | None = None, theme: str = "hipport-dark") -> PortApp:
     return PortApp(open_session(root, config), config, theme=theme)
-
-
-async def ready(pilot) -> ReviewScreen:  # type: ignore[no-untyped-def]
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, ReviewScreen)
-    return screen
 
 
 def gutter(screen: ReviewScreen) -> list[str]:

@@ -7,33 +7,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from apptest import ready, settle
+
 from hipport.cli.commands.demo import prepare
 from hipport.engine.config import Config
 from hipport.engine.review import ReviewSession
 from hipport.engine.toolchain.detect import Detection
 from hipport.tui.app import PortApp
 from hipport.tui.screens.confirm import ConfirmScreen
-from hipport.tui.screens.review import ReviewScreen
 
 SIZE = (110, 32)
 PROJECTS = Path(__file__).resolve().parents[1] / "data" / "projects"
-
-
-async def ready(pilot) -> ReviewScreen:  # type: ignore[no-untyped-def]
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, ReviewScreen)
-    return screen
-
-
-async def settle(pilot, until) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(400):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.05)
-        if until():
-            return
-    raise AssertionError("timed out")
 
 
 async def test_b_in_the_demo_offers_only_the_files_the_build_reads(tmp_path: Path) -> None:

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apptest import analysed, fake_analyze, fake_translate
+from apptest import analysed_ready as ready
+from apptest import fake_analyze, fake_translate
 
 from hipport.engine.config import Config
 from hipport.engine.model import FixStyle, FixTier
 from hipport.engine.review import Decision, ReviewSession
 from hipport.tui.app import PortApp
-from hipport.tui.screens.review import ReviewScreen
 from hipport.tui.widgets.diff_view import DiffView
 from hipport.tui.widgets.finding_panel import FindingPanel
 
@@ -41,13 +41,6 @@ def fake_editor(tmp_path: Path, script: str) -> Path:
     path.write_text("#!/bin/sh\n" + script)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
-
-
-async def ready(pilot: Any) -> ReviewScreen:
-    await analysed(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, ReviewScreen)
-    return screen
 
 
 def make_app(project: Path, analyze: Any = fake_analyze) -> PortApp:

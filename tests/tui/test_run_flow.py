@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from apptest import open_session
+from apptest import open_session, ready, settle
 
 from hipport.engine.config import Config
 from hipport.engine.review import ReviewSession
@@ -23,28 +23,10 @@ from hipport.engine.toolchain.detect import Detection, Gpu, RocmInstall
 from hipport.engine.toolchain.plan import RunPlan, Step
 from hipport.tui.app import PortApp
 from hipport.tui.screens.confirm import ConfirmScreen
-from hipport.tui.screens.review import ReviewScreen
 from hipport.tui.widgets.run_pane import RunPane
 
 SIZE = (110, 32)
 MI300X = Gpu("amd", 0, "AMD Instinct MI300X", "gfx942", 304, 2100)
-
-
-async def ready(pilot) -> ReviewScreen:  # type: ignore[no-untyped-def]
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, ReviewScreen)
-    return screen
-
-
-async def settle(pilot, until) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(400):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.05)
-        if until():
-            return
-    raise AssertionError("timed out")
 
 
 def pane_text(pane: RunPane) -> str:

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from apptest import analysed, git, open_session
+from apptest import analysed_ready as ready
+from apptest import git, open_session, settle
 
 from hipport.cli.main import main
 from hipport.engine.toolchain.plan import Step, custom_plan
@@ -22,22 +23,6 @@ from hipport.tui.widgets.review_footer import ReviewFooter
 
 SIZE = (140, 36)
 ROOT = Path(__file__).resolve().parents[2]
-
-
-async def ready(pilot) -> ReviewScreen:  # type: ignore[no-untyped-def]
-    await analysed(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, ReviewScreen)
-    return screen
-
-
-async def settle(pilot, until) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(400):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.02)
-        if until():
-            return
-    raise AssertionError("timed out")
 
 
 def header(screen: ReviewScreen) -> str:
@@ -98,7 +83,7 @@ async def test_overview_takes_typing_as_a_filter_and_the_header_moves_on(project
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await pilot.press("O")
-        await settle(pilot, lambda: isinstance(app.screen, OverviewScreen))
+        await settle(pilot, lambda: isinstance(app.screen, OverviewScreen), pause=0.02)
         overview = app.screen
         assert isinstance(overview, OverviewScreen)
         await pilot.press(*"w64-01")  # typed at once, with the table focused: nothing dropped
@@ -123,7 +108,7 @@ async def test_a_build_that_ran_nothing_does_not_say_run_finished(project: Path)
         pane.show("")
         pane.start(custom_plan([Step("build", ["sh", "-c", "echo compiled"], project)],
                                ["no AMD GPU here: built for gfx942, not launched"]))
-        await settle(pilot, lambda: not pane.running and pane.report is not None)
+        await settle(pilot, lambda: not pane.running and pane.report is not None, pause=0.02)
         await pilot.pause()
         assert pane.report is not None and pane.report.status == "built, not launched"
         assert "nothing was run" in screen.last_message and "finished" not in screen.last_message, \
@@ -139,7 +124,7 @@ async def test_build_dialog_counts_every_file_with_undecided_findings(project: P
         screen = await ready(pilot)
         assert not screen.session.is_loaded("second.cu") or screen.rel != "second.cu"
         await pilot.press("b")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), pause=0.02)
         question = str(app.screen.query_one("#question").render())
         assert "2 of them have undecided findings (gemm.cu, second.cu)" in question, question
         await pilot.press("escape")

@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
-from apptest import analysed, repo
+from apptest import analysed_ready as ready
+from apptest import repo
 
 from hipport.engine.config import Config
 from hipport.engine.review import ReviewSession
@@ -42,13 +42,6 @@ __global__ void k(float *x, int *c) {
   if (threadIdx.x % 32 == 0) { x[threadIdx.x / 32] = a; c[threadIdx.x / 32] = n; }
 }
 """
-
-
-async def ready(pilot: Any) -> ReviewScreen:
-    await analysed(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, ReviewScreen)
-    return screen
 
 
 def cursor_line(screen: ReviewScreen) -> int | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apptest import analysed, open_session
+from apptest import analysed, analysed_ready, open_session
 
 from hipport.tui.app import PortApp
 from hipport.tui.screens.review import ReviewScreen
@@ -31,9 +31,7 @@ def screen_lines(dv: DiffView) -> list[str]:
 async def test_80x24_is_stacked_and_keeps_panel_and_key_hints(project: Path) -> None:
     app = PortApp(open_session(with_long_line(project)))
     async with app.run_test(size=(80, 24)) as pilot:
-        await analysed(pilot)
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
+        screen = await analysed_ready(pilot)
         dv = screen.query_one(DiffView)
         assert dv.stacked and not dv.wrap
         panel = screen.query_one(FindingPanel)
@@ -176,9 +174,7 @@ async def test_panes_show_exactly_the_code_at_every_width(project: Path) -> None
     hip_line = NO_BLANKS.replace("cudaFree", "hipFree")
     app = PortApp(open_session(project))
     async with app.run_test(size=(130, 40)) as pilot:
-        await analysed(pilot)
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
+        screen = await analysed_ready(pilot)
         dv = screen.query_one(DiffView)
         row = next(i for i, r in enumerate(dv.rows) if r.old_text == NO_BLANKS)
         checked = 0
@@ -238,9 +234,7 @@ async def test_file_list_tells_files_apart_and_grows(tmp_path: Path) -> None:
     for width in (80, 120, 200):
         app = PortApp(open_session(root), root_note=f"git work tree {root} (a long path to the project)")
         async with app.run_test(size=(width, 30)) as pilot:
-            await analysed(pilot)
-            screen = app.screen
-            assert isinstance(screen, ReviewScreen)
+            screen = await analysed_ready(pilot)
             files = screen.query_one(FileList)
             widths[width] = files.region.width
             rows = [t.rstrip() for t in screen_rows(app, files.query_one(FileOptions)) if t.strip()]

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from apptest import analysed
+from apptest import analysed_ready
 from textual.widgets import Static
 
 from hipport.cli.main import main
@@ -151,9 +151,7 @@ async def test_scan_convert_and_the_app_header_give_the_same_report_counts(
 
     app = PortApp(ReviewSession.open(root, autosave=False))
     async with app.run_test(size=(220, 40)) as pilot:
-        await analysed(pilot)
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
+        screen = await analysed_ready(pilot)
         shown = header_kinds(header(screen))
     assert scanned == converted == shown, (scanned, converted, shown)
     assert set(shown) == set(KINDS)  # one of each kind in the sample, each named in the header
@@ -189,9 +187,7 @@ async def test_reports_have_gutter_marks_panel_entries_and_overview_rows(tmp_pat
     session = ReviewSession.open(root, autosave=False)
     app = PortApp(session)
     async with app.run_test(size=(160, 45)) as pilot:
-        await analysed(pilot)
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
+        screen = await analysed_ready(pilot)
         screen.open_file(ATTENTION)
         await shown(pilot)
         fr = session.load(ATTENTION)
@@ -249,9 +245,7 @@ async def test_j_and_k_walk_the_whole_project_in_file_list_order(tmp_path: Path)
     session = ReviewSession.open(root, autosave=False)
     app = PortApp(session)
     async with app.run_test(size=(160, 45)) as pilot:
-        await analysed(pilot)
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
+        screen = await analysed_ready(pilot)
         order = [it.rel for it in screen.file_list.shown_items()]
         stops = [(rel, m.id) for rel in order for m in getattr(session.load(rel), "marked", session.load(rel).findings)]
         assert len({rel for rel, _ in stops}) >= 2, stops  # several files to walk through
@@ -286,9 +280,7 @@ async def test_a_file_shown_before_the_projects_names_were_learned_is_translated
     app = PortApp(session)
     app.first_file = rel  # type: ignore[attr-defined]
     async with app.run_test(size=(160, 45)) as pilot:
-        await analysed(pilot)
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
+        screen = await analysed_ready(pilot)
         for _ in range(100):  # the next analysis tick reloads the shown file
             screen._analysis_tick()
             await shown(pilot)

@@ -104,7 +104,7 @@ def _device_branch(st: TranslationState, i: int, k: int, name: str, orig: str, d
     if whole and other is not None and not _lacking(st, other):
         # host and device passes both take the fallback: hip-clang looks names up in both, so the
         # other branch must not be seen by either
-        st.dead_branches.append(taken)
+        st.silent_ranges.append(taken)
         return ("1" if not dev else "0"), why + (f"; both passes keep the other branch: this one uses "
                                                  f"{', '.join(lacking)}, which ROCm {rv} lacks")
     st.out.report(ReportKind.MANUAL, name, v.toks.starts[i], v.toks.ends[k],

@@ -164,7 +164,7 @@ class NamePass:
         """A listed name the target lacks: a shim where one is exact, else a report."""
         st, v = self.st, self.st.view
         assert dec.report is not None
-        if any(a <= i < b for a, b in st.dead_branches):
+        if any(a <= i < b for a, b in st.silent_ranges):
             return
         s, e = v.toks.starts[i], v.toks.ends[i]
         msg = dec.message
@@ -174,7 +174,7 @@ class NamePass:
             left = msg if nrw is None else st.apply_rewrite(name, s, e, nrw, msg)
             if left is None:
                 assert nrw is not None and not isinstance(nrw, str)
-                st.dead_branches.append((i, bisect.bisect_left(v.toks.starts, nrw.end)))  # names it replaced: no report
+                st.silent_ranges.append((i, bisect.bisect_left(v.toks.starts, nrw.end)))
                 return
             msg = left
         sh = st.shims.usable(shims.get(name, "call"), v, i, st.options)

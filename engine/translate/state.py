@@ -129,7 +129,9 @@ class TranslationState:
     shims: ShimUse = field(default_factory=ShimUse)
     renamed_to: set[str] = field(default_factory=set)  # HIP names the renames wrote (their headers follow)
     used_in_code: bool = False           # a CUDA name translated outside preprocessor lines
-    dead_branches: list[tuple[int, int]] = field(default_factory=list)  # token ranges dropped for lacking names
+    # token ranges whose names are not reported: #if branches dropped for lacking names, spans an exact
+    # rewrite replaced (name_rewrites)
+    silent_ranges: list[tuple[int, int]] = field(default_factory=list)
     _device_code: bool | None = None
 
     def apply_rewrite(self, name: str, s: int, e: int, rw: MemberRewrite | str, msg: str) -> str | None:

@@ -151,6 +151,8 @@ LAUNCHES = [
     ("ns::k<T><<<n / 256, 256, 0, st>>>(f(a, b), c);",
      "hipLaunchKernelGGL(HIP_KERNEL_NAME(ns::k<T>), dim3(n / 256), dim3(256), 0, st, f(a, b), c);"),
     ("k<A<B>><<<1, 2>>>(p);", "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<A<B>>), dim3(1), dim3(2), 0, 0, p);"),
+    # a parenthesised kernel expression moves whole
+    ("(*fp)<<<1, 2>>>(a);", "hipLaunchKernelGGL((*fp), dim3(1), dim3(2), 0, 0, a);"),
     # a kernel pointer held in an object moves with its object
     ("s->kp<<<1, 2>>>(a);", "hipLaunchKernelGGL(s->kp, dim3(1), dim3(2), 0, 0, a);"),
     ("t.in.kp<<<g, b, 0, st>>>(x);", "hipLaunchKernelGGL(t.in.kp, dim3(g), dim3(b), 0, st, x);"),
